@@ -1,0 +1,362 @@
+/*
+ * The io_uring engine (liburing), as fio's "io_uring".  One ring of depth
+ * entries per worker: queue() fills an SQE, commit() submits them all and
+ * stamps t_issue, getevents() reaps CQEs in batches and maps user_data
+ * back to the lb_io.
+ *
+ * Options: registerfiles=1 registers the worker's files at init (slot =
+ * index in cfg->files, kept current by open_file/close_file) and issues
+ * with IOSQE_FIXED_FILE; fixedbufs=1 registers cfg->bufs as one buffer per
+ * depth slot (io->buf_index names it); sqthread_poll=1 gives the ring a
+ * kernel submission thread (SQPOLL); hipri=1 polls for completions
+ * (IOPOLL), which needs direct=1 (and a device with poll queues: others
+ * answer EOPNOTSUPP per I/O).  Trim is IORING_OP_FALLOCATE; on a polled
+ * ring trim and fsync run synchronously in queue(), as the ring refuses
+ * them.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <liburing.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include "clock.h"
+#include "engine.h"
+#include "job.h"
+#include "internal.h"
+
+struct uring_priv {
+    struct io_uring ring;
+    unsigned depth;
+    unsigned inflight;           /* queued or submitted, not reaped */
+    struct lb_io **queued;       /* in the SQ ring, not yet submitted */
+    unsigned nqueued;
+    struct io_uring_cqe **cqes;  /* depth, for batch reaping */
+    bool fixed_files;
+    bool fixed_bufs;
+    bool iopoll;                 /* polled ring: no fsync or fallocate there */
+    struct lb_file *files;       /* cfg->files: registered slot = index */
+    unsigned nfiles;
+};
+
+static const char *uring_hint(int err)
+{
+    switch (err) {
+    case -EPERM:  return " (io_uring disabled by kernel.io_uring_disabled?)";
+    case -ENOSYS: return " (kernel built without io_uring)";
+    case -ENOMEM: return " (RLIMIT_MEMLOCK too low?)";
+    default:      return "";
+    }
+}
+
+static int uring_probe(char *why, size_t len)
+{
+    struct io_uring ring;
+    int ret = io_uring_queue_init(2, &ring, 0);
+
+    if (ret < 0) {
+        lb_eng_why(why, len, "io_uring_setup: %s%s", strerror(-ret), uring_hint(ret));
+        return ret;
+    }
+    io_uring_queue_exit(&ring);
+    return 0;
+}
+
+static int uring_setup(struct uring_priv *p, const struct lb_engine_cfg *cfg)
+{
+    const struct lb_job *job = cfg->job;
+    struct io_uring_params params;
+    int ret;
+
+    memset(&params, 0, sizeof(params));
+    if (job && job->sqthread_poll)
+        params.flags |= IORING_SETUP_SQPOLL;
+    if (job && job->hipri) {
+        if (!cfg->direct) {
+            lb_eng_cfg_why(cfg, "io_uring: hipri=1 (IOPOLL) needs direct=1");
+            return -EINVAL;
+        }
+        params.flags |= IORING_SETUP_IOPOLL;
+        p->iopoll = true;
+    }
+    ret = io_uring_queue_init_params(p->depth, &p->ring, &params);
+    if (ret < 0)
+        lb_eng_cfg_why(cfg, "io_uring_setup: %s%s", strerror(-ret), uring_hint(ret));
+    return ret;
+}
+
+static int uring_register_files(struct uring_priv *p, const struct lb_engine_cfg *cfg)
+{
+    int *fds;
+    int ret;
+
+    if (!cfg->job || !cfg->job->registerfiles || cfg->nfiles == 0)
+        return 0;
+    fds = malloc(cfg->nfiles * sizeof(*fds));
+    if (!fds)
+        return -ENOMEM;
+    for (unsigned i = 0; i < cfg->nfiles; i++)
+        fds[i] = cfg->files[i].fd;
+    ret = io_uring_register_files(&p->ring, fds, cfg->nfiles);
+    free(fds);
+    if (ret < 0) {
+        lb_eng_cfg_why(cfg, "io_uring_register_files: %s", strerror(-ret));
+        return ret;
+    }
+    for (unsigned i = 0; i < cfg->nfiles; i++)
+        cfg->files[i].reg_index = cfg->files[i].fd >= 0 ? (int)i : -1;
+    p->fixed_files = true;
+    return 0;
+}
+
+static int uring_register_bufs(struct uring_priv *p, const struct lb_engine_cfg *cfg)
+{
+    struct iovec *iov;
+    int ret;
+
+    if (!cfg->job || !cfg->job->fixedbufs || !cfg->bufs || !cfg->buf_len)
+        return 0;
+    iov = malloc(p->depth * sizeof(*iov));
+    if (!iov)
+        return -ENOMEM;
+    for (unsigned i = 0; i < p->depth; i++) {
+        iov[i].iov_base = (char *)cfg->bufs + (size_t)i * cfg->buf_len;
+        iov[i].iov_len = cfg->buf_len;
+    }
+    ret = io_uring_register_buffers(&p->ring, iov, p->depth);
+    free(iov);
+    if (ret < 0) {
+        lb_eng_cfg_why(cfg, "io_uring_register_buffers: %s%s", strerror(-ret),
+                       uring_hint(ret));
+        return ret;
+    }
+    p->fixed_bufs = true;
+    return 0;
+}
+
+static void uring_free(struct uring_priv *p)
+{
+    free(p->queued);
+    free(p->cqes);
+    free(p);
+}
+
+static int uring_init(const struct lb_engine_cfg *cfg, void **priv)
+{
+    struct uring_priv *p = calloc(1, sizeof(*p));
+    int ret;
+
+    if (!p)
+        return -ENOMEM;
+    p->depth = cfg->depth ? cfg->depth : 1;
+    p->files = cfg->files;
+    p->nfiles = cfg->nfiles;
+    p->queued = calloc(p->depth, sizeof(*p->queued));
+    p->cqes = calloc(p->depth, sizeof(*p->cqes));
+    if (!p->queued || !p->cqes) {
+        uring_free(p);
+        return -ENOMEM;
+    }
+    ret = uring_setup(p, cfg);
+    if (ret < 0) {
+        uring_free(p);
+        return ret;
+    }
+    ret = uring_register_files(p, cfg);
+    if (ret == 0)
+        ret = uring_register_bufs(p, cfg);
+    if (ret < 0) {
+        io_uring_queue_exit(&p->ring);
+        uring_free(p);
+        return ret;
+    }
+    *priv = p;
+    return 0;
+}
+
+static void uring_cleanup(void *priv)
+{
+    struct uring_priv *p = priv;
+
+    if (!p)
+        return;
+    io_uring_queue_exit(&p->ring);
+    uring_free(p);
+}
+
+/* The registered slot of f, or -1 when f is not one of the worker's files. */
+static int uring_slot(const struct uring_priv *p, const struct lb_file *f)
+{
+    if (!p->fixed_files || f < p->files || f >= p->files + p->nfiles)
+        return -1;
+    return (int)(f - p->files);
+}
+
+static int uring_open_file(void *priv, struct lb_file *f)
+{
+    struct uring_priv *p = priv;
+    int slot = uring_slot(p, f);
+    int ret;
+
+    if (slot < 0)
+        return 0;
+    ret = io_uring_register_files_update(&p->ring, (unsigned)slot, &f->fd, 1);
+    if (ret < 0)
+        return ret;
+    f->reg_index = slot;
+    return 0;
+}
+
+static void uring_close_file(void *priv, struct lb_file *f)
+{
+    struct uring_priv *p = priv;
+    int slot = uring_slot(p, f);
+    int none = -1;
+
+    if (slot < 0 || f->reg_index < 0)
+        return;
+    io_uring_register_files_update(&p->ring, (unsigned)slot, &none, 1);
+    f->reg_index = -1;
+}
+
+static void uring_prep_rw(const struct uring_priv *p, struct io_uring_sqe *sqe,
+                          int fd, const struct lb_io *io)
+{
+    bool fixed = p->fixed_bufs && io->buf_index >= 0;
+
+    if (io->ddir == LB_READ && fixed)
+        io_uring_prep_read_fixed(sqe, fd, io->buf, io->len, io->offset, io->buf_index);
+    else if (io->ddir == LB_READ)
+        io_uring_prep_read(sqe, fd, io->buf, io->len, io->offset);
+    else if (fixed)
+        io_uring_prep_write_fixed(sqe, fd, io->buf, io->len, io->offset, io->buf_index);
+    else
+        io_uring_prep_write(sqe, fd, io->buf, io->len, io->offset);
+}
+
+static void uring_prep(const struct uring_priv *p, struct io_uring_sqe *sqe,
+                       struct lb_io *io)
+{
+    int fd = io->file->fd;
+    unsigned flags = 0;
+
+    if (p->fixed_files && io->file->reg_index >= 0) {
+        fd = io->file->reg_index;
+        flags = IOSQE_FIXED_FILE;
+    }
+    if (io->ddir == LB_READ || io->ddir == LB_WRITE)
+        uring_prep_rw(p, sqe, fd, io);
+    else if (io->ddir == LB_TRIM)
+        io_uring_prep_fallocate(sqe, fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+                                (off_t)io->offset, (off_t)io->len);
+    else
+        io_uring_prep_fsync(sqe, fd,
+                            io->ddir == LB_DATASYNC_OP ? IORING_FSYNC_DATASYNC : 0);
+    sqe->flags |= flags;
+    io_uring_sqe_set_data(sqe, io);
+}
+
+static int uring_queue(void *priv, struct lb_io *io)
+{
+    struct uring_priv *p = priv;
+    struct io_uring_sqe *sqe;
+
+    if (io->ddir > LB_DATASYNC_OP) {
+        io->result = -EINVAL;
+        return LB_Q_DONE;
+    }
+    if (p->iopoll && io->ddir >= LB_TRIM) {
+        io->result = lb_eng_file_op(io->file->fd, io);
+        return LB_Q_DONE;         /* a polled ring refuses these */
+    }
+    if (p->inflight >= p->depth)
+        return LB_Q_BUSY;
+    sqe = io_uring_get_sqe(&p->ring);
+    if (!sqe)
+        return LB_Q_BUSY;
+    uring_prep(p, sqe, io);
+    p->queued[p->nqueued++] = io;
+    p->inflight++;
+    return LB_Q_QUEUED;
+}
+
+static int uring_commit(void *priv)
+{
+    struct uring_priv *p = priv;
+    int ret;
+
+    if (p->nqueued == 0)
+        return 0;
+    do
+        ret = io_uring_submit(&p->ring);
+    while (ret == -EINTR);
+    if (ret == -EAGAIN || ret == -EBUSY)
+        return 0;                 /* stays in the SQ ring; retried later */
+    if (ret < 0)
+        return ret;
+    if ((unsigned)ret > p->nqueued)
+        ret = (int)p->nqueued;
+    uint64_t now = lb_clock_now();
+    for (int i = 0; i < ret; i++)
+        p->queued[i]->t_issue = now;
+    p->nqueued -= (unsigned)ret;
+    memmove(p->queued, p->queued + ret, p->nqueued * sizeof(*p->queued));
+    return 0;
+}
+
+static int64_t uring_result(const struct io_uring_cqe *cqe, const struct lb_io *io)
+{
+    if (cqe->res == 0 && io->ddir >= LB_TRIM)
+        return io->len;           /* fallocate and fsync answer 0 */
+    return cqe->res;
+}
+
+static unsigned uring_reap(struct uring_priv *p, unsigned max, struct lb_io **evs)
+{
+    unsigned got = io_uring_peek_batch_cqe(&p->ring, p->cqes, max < p->depth ? max : p->depth);
+
+    for (unsigned i = 0; i < got; i++) {
+        struct lb_io *io = io_uring_cqe_get_data(p->cqes[i]);
+
+        io->result = uring_result(p->cqes[i], io);
+        evs[i] = io;
+    }
+    io_uring_cq_advance(&p->ring, got);
+    p->inflight -= got;
+    return got;
+}
+
+static int uring_getevents(void *priv, unsigned min, unsigned max, struct lb_io **evs)
+{
+    struct uring_priv *p = priv;
+    struct io_uring_cqe *cqe;
+    unsigned n = 0;
+
+    if (p->nqueued)
+        uring_commit(p);
+    if (min > p->inflight - p->nqueued)
+        min = p->inflight - p->nqueued;   /* never wait for the unsubmitted */
+    for (;;) {
+        n += uring_reap(p, max - n, evs + n);
+        if (n >= min || n >= max)
+            return (int)n;
+        int ret = io_uring_wait_cqe_nr(&p->ring, &cqe, min - n);
+        if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -ETIME)
+            return n ? (int)n : ret;
+    }
+}
+
+const struct lb_engine_ops lb_engine_io_uring = {
+    .name = "io_uring",
+    .help = "io_uring via liburing (registerfiles, fixedbufs, sqthread_poll, hipri)",
+    .flags = 0,
+    .probe = uring_probe,
+    .init = uring_init,
+    .cleanup = uring_cleanup,
+    .open_file = uring_open_file,
+    .close_file = uring_close_file,
+    .queue = uring_queue,
+    .commit = uring_commit,
+    .getevents = uring_getevents,
+};

@@ -1,0 +1,53 @@
+/*
+ * Files as the run sees them: which ones luabench created (and so may
+ * write to and delete), fio's file name lists and generated names, and the
+ * facts about a file or device the run needs (size, logical block size).
+ *
+ * A file luabench creates is marked with the extended attribute
+ * user.luabench = "1"; where the filesystem refuses extended attributes a
+ * line "<inode> <name>" is appended to the manifest ".luabench-created" in
+ * the file's directory instead.  lb_file_is_ours() accepts either mark (the
+ * manifest line only while the inode still matches).
+ */
+#ifndef LB_FILES_H
+#define LB_FILES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#define LB_FILE_XATTR "user.luabench"
+#define LB_FILE_MANIFEST ".luabench-created"
+
+/* Marks the open file fd (at path) as created by luabench.  0 or -errno. */
+int lb_file_mark(int fd, const char *path);
+/* 1 when path carries luabench's mark, 0 when not, -errno when it cannot
+ * be looked at (-ENOENT: missing). */
+int lb_file_is_ours(const char *path);
+/* Deletes path if luabench created it (and drops its manifest line).
+ * 0, -EPERM when it is not ours, or -errno. */
+int lb_file_unlink_ours(const char *path);
+
+/* Splits a colon-separated list ("\:" is a colon inside a name) into *out
+ * (n strings, owned; free with lb_file_list_free).  Empty items are
+ * skipped.  0 or -ENOMEM. */
+int lb_file_split(const char *list, char ***out, unsigned *n);
+void lb_file_list_free(char **v, unsigned n);
+/* The generated name of a job's file: fmt with $jobname, $jobnum (the
+ * clone) and $filenum replaced (NULL fmt: "$jobname.$jobnum.$filenum"),
+ * under dir when dir is not NULL.  NULL on ENOMEM. */
+char *lb_file_name(const char *dir, const char *fmt, const char *jobname,
+                   unsigned clone, unsigned filenum);
+
+/* The character device /dev/null (writes to it are always allowed). */
+bool lb_file_is_devnull(const struct stat *st);
+/* Size of the block device open at fd.  0 or -errno. */
+int lb_file_dev_size(int fd, uint64_t *size);
+/* Offset and length alignment O_DIRECT needs on fd: the logical block
+ * size of a device; for a file what statx reports, else 512. */
+unsigned lb_file_direct_align(int fd, const struct stat *st);
+/* Opens path for I/O (O_RDWR when write, O_DIRECT when direct).  The fd,
+ * or -errno with a message naming the path in err. */
+int lb_file_open(const char *path, bool write, bool direct, char *err, unsigned errlen);
+
+#endif

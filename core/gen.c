@@ -1,0 +1,317 @@
+/*
+ * The less common half of the offset generator (the common one is inline
+ * in gen.h): seeding a clone's generator from its job, passes, choosing a
+ * file or a block size that varies, the verify replay, and operations from
+ * a custom source (job->opsrc) executed exactly as given.
+ *
+ * Seeds: with randrepeat (the default) everything derives from randseed,
+ * the job's index in the run and the clone number, so a run repeats its
+ * offsets exactly; without it from the clock.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include "clock.h"
+#include "gen.h"
+#include "stats_int.h"
+
+static uint64_t seed_base(const struct lb_worker *w)
+{
+    const struct lb_job *j = w->job;
+    uint64_t x;
+
+    if (j->randrepeat)
+        x = j->randseed;
+    else
+        x = lb_clock_mono_ns() ^ ((uint64_t)(uintptr_t)w << 17) ^ (uint64_t)time(NULL);
+    x += 0x9E3779B97F4A7C15ull * (w->job_index + 1);
+    x ^= 0xD1B54A32D192ED03ull * (w->clone + 1);
+    return lb_rng_splitmix64(&x);
+}
+
+static void bssplit_setup(struct lb_worker *w, unsigned d)
+{
+    const struct lb_job *j = w->job;
+    uint32_t n = j->nbssplit[d], given = 0, zeros = 0, upto = 0;
+
+    for (uint32_t i = 0; i < n; i++) {
+        given += j->bssplit[d][i].pct;
+        zeros += j->bssplit[d][i].pct == 0;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t pct = j->bssplit[d][i].pct;
+
+        if (pct == 0)
+            pct = given < 100 ? (100 - given) / zeros : 0;
+        upto += pct;
+        w->bsw[d][i].bs = j->bssplit[d][i].bs;
+        w->bsw[d][i].upto = upto;
+    }
+    w->nbsw[d] = upto ? n : 0;
+}
+
+static void bs_setup(struct lb_worker *w, struct lb_gen *g)
+{
+    const struct lb_job *j = w->job;
+
+    for (unsigned d = 0; d < LB_DDIR_N; d++) {
+        w->bs_lo[d] = j->bs_min[d] ? j->bs_min[d] : 4096;
+        w->bs_hi[d] = j->bs_max[d] > w->bs_lo[d] ? j->bs_max[d] : w->bs_lo[d];
+        bssplit_setup(w, d);
+        g->bs_fixed[d] = !w->nbsw[d] && w->bs_lo[d] == w->bs_hi[d] ? w->bs_lo[d] : 0;
+        w->seen_min[d] = UINT32_MAX;
+        w->seen_max[d] = 0;
+    }
+}
+
+static void ddir_setup(struct lb_worker *w, struct lb_gen *g)
+{
+    int rw = w->job->rw;
+
+    g->random = LB_RW_IS_RANDOM(rw);
+    g->mixed = rw == LB_RW_RW || rw == LB_RW_RANDRW;
+    g->mixread = w->job->rwmixread;
+    switch (rw) {
+    case LB_RW_WRITE: case LB_RW_RANDWRITE: g->ddir = LB_WRITE; break;
+    case LB_RW_TRIM: case LB_RW_RANDTRIM: g->ddir = LB_TRIM; break;
+    default: g->ddir = LB_READ; break;
+    }
+}
+
+static int files_setup(struct lb_worker *w, struct lb_gen *g)
+{
+    const struct lb_job *j = w->job;
+    bool wrap = j->time_based || j->io_size;
+    uint64_t total = 0;
+
+    g->nfiles = w->nfiles;
+    g->fst = (uint32_t)j->file_service_type;
+    g->exh_limit = wrap ? UINT32_MAX : w->nfiles;
+    for (unsigned i = 0; i < w->nfiles; i++) {
+        struct lb_wfile *f = &w->wf[i];
+
+        f->end = w->files[i].size;
+        f->nblocks = f->end / g->align;
+        total += f->end;
+        if (g->skewed) {
+            int ret = lb_dist_init(&w->dist[i], (enum lb_dist_kind)j->random_distribution,
+                                   j->random_param, f->nblocks, lb_rng_next(&g->rng_off));
+            if (ret)
+                return ret;
+        }
+    }
+    if (j->time_based)
+        g->pass_budget = UINT64_MAX;
+    else if (j->io_size)
+        g->pass_budget = j->io_size;
+    else
+        g->pass_budget = j->filesize && j->size && j->size < total ? j->size : total;
+    return 0;
+}
+
+int lb_gen_setup(struct lb_worker *w)
+{
+    const struct lb_job *j = w->job;
+    struct lb_gen *g = &w->gen;
+    uint64_t seed = seed_base(w);
+
+    memset(g, 0, sizeof(*g));
+    lb_rng_seed(&g->rng_off, seed);
+    lb_rng_seed(&g->rng_aux, seed ^ 0xA0761D6478BD642Full);
+    w->vseed = lb_rng_next(&g->rng_aux);
+    lb_rng_seed(&w->rng_pace, seed ^ 0xE7037ED1A0B428DBull);
+    ddir_setup(w, g);
+    bs_setup(w, g);
+    g->align = j->blockalign ? j->blockalign : w->bs_lo[g->ddir];
+    if (g->mixed && !j->blockalign && w->bs_lo[LB_WRITE] < g->align)
+        g->align = w->bs_lo[LB_WRITE];
+    g->skip = j->rw_skip;
+    g->skewed = g->random && j->random_distribution != LB_DIST_RANDOM;
+    g->randmap = g->random && !g->skewed && !j->norandommap;
+    w->loops = j->loops ? j->loops : 1;
+    w->time_based = j->time_based;
+    if (files_setup(w, g))
+        return -EINVAL;
+    g->slow = w->opsrc || w->verify_writes || j->verify_only;
+    g->convert = j->verify_only && lb_job_writes_data(j);
+    lb_gen_restart(w);
+    return 0;
+}
+
+/* A fresh pass: positions back to the start, new permutations. */
+static void pass_reset(struct lb_worker *w)
+{
+    struct lb_gen *g = &w->gen;
+
+    g->pass_bytes = g->pass_ops = 0;
+    g->nexh = 0;
+    g->cur = 0;
+    g->cur_used = false;
+    for (unsigned i = 0; i < w->nfiles; i++) {
+        struct lb_wfile *f = &w->wf[i];
+
+        f->pos = 0;
+        f->exhausted = false;
+        if (g->randmap)
+            lb_perm_init(&f->perm, f->nblocks, lb_rng_next(&g->rng_off));
+    }
+}
+
+void lb_gen_restart(struct lb_worker *w)
+{
+    w->pass = 0;
+    pass_reset(w);
+}
+
+int lb_gen_new_pass(struct lb_worker *w)
+{
+    if (++w->pass >= w->loops && !w->time_based)
+        return 1;
+    pass_reset(w);
+    return 0;
+}
+
+int lb_gen_pass_end(struct lb_worker *w)
+{
+    if (w->gen.replay)
+        return GEN_END;
+    if (w->verify_writes)
+        return GEN_PASS;
+    return lb_gen_new_pass(w) ? GEN_END : GEN_OP;
+}
+
+static unsigned next_live(struct lb_worker *w, unsigned i)
+{
+    struct lb_gen *g = &w->gen;
+
+    for (unsigned k = 0; k < g->nfiles; k++) {
+        i = (i + 1) % g->nfiles;
+        if (!w->wf[i].exhausted || g->exh_limit == UINT32_MAX)
+            return i;
+    }
+    return i;
+}
+
+unsigned lb_gen_file(struct lb_worker *w)
+{
+    struct lb_gen *g = &w->gen;
+
+    switch (g->fst) {
+    case LB_FST_RANDOM:
+        g->cur = (uint32_t)lb_rng_below(&g->rng_aux, g->nfiles);
+        if (w->wf[g->cur].exhausted && g->exh_limit != UINT32_MAX)
+            g->cur = next_live(w, g->cur);
+        break;
+    case LB_FST_SEQUENTIAL:
+        if (g->cur_used && (w->wf[g->cur].pos == 0 ||
+                            (w->wf[g->cur].exhausted && g->exh_limit != UINT32_MAX)))
+            g->cur = next_live(w, g->cur);
+        g->cur_used = true;
+        break;
+    default:
+        g->cur = g->cur_used ? next_live(w, g->cur) : 0;
+        g->cur_used = true;
+        break;
+    }
+    return g->cur;
+}
+
+uint32_t lb_gen_bs(struct lb_worker *w, unsigned d)
+{
+    struct lb_gen *g = &w->gen;
+
+    if (w->nbsw[d]) {
+        uint32_t total = w->bsw[d][w->nbsw[d] - 1].upto;
+        uint32_t x = (uint32_t)lb_rng_below(&g->rng_aux, total);
+
+        for (uint32_t i = 0; i < w->nbsw[d]; i++)
+            if (x < w->bsw[d][i].upto)
+                return w->bsw[d][i].bs;
+        return w->bsw[d][w->nbsw[d] - 1].bs;
+    }
+    return w->bs_lo[d] + (uint32_t)(lb_rng_below(&g->rng_aux,
+                          (w->bs_hi[d] - w->bs_lo[d]) / g->align + 1) * g->align);
+}
+
+/* custom operations */
+
+static int op_fail(struct lb_worker *w, int err, const char *msg)
+{
+    w->st.err.count++;
+    lb_err_note(&w->st.err, LB_READ, err, 1);
+    lb_err_first(&w->st.err, err, LB_READ, "", 0, msg);
+    w->gen_failed = true;
+    return GEN_END;
+}
+
+static int op_refill(struct lb_worker *w)
+{
+    char msg[200] = "";
+    int n = w->opsrc->next(w->opstate, w->ops, LB_OPBATCH, msg, sizeof(msg));
+
+    if (n < 0) {
+        char full[256];
+
+        snprintf(full, sizeof(full), "op source: %s", msg[0] ? msg : strerror(-n));
+        return op_fail(w, -n, full);
+    }
+    w->nops = (unsigned)n;
+    w->opi = 0;
+    return n ? GEN_OP : GEN_END;
+}
+
+static int gen_opsrc(struct lb_worker *w, struct lb_io *io)
+{
+    const struct lb_op *op;
+    char msg[256];
+
+    if (w->opi == w->nops && op_refill(w) != GEN_OP)
+        return GEN_END;
+    op = &w->ops[w->opi++];
+    w->opn++;
+    if (op->file >= w->nfiles || op->ddir > LB_DATASYNC_OP ||
+        (op->ddir < LB_DDIR_N && (op->len == 0 || op->len > w->buf_len))) {
+        snprintf(msg, sizeof(msg), "op %llu: file %u of %u, ddir %u, len %u: out of range "
+                 "(the buffers hold %zu bytes)", (unsigned long long)w->opn, op->file,
+                 w->nfiles, op->ddir, op->len, w->buf_len);
+        return op_fail(w, EINVAL, msg);
+    }
+    io->file = &w->files[op->file];
+    io->offset = op->offset;
+    io->len = op->ddir < LB_DDIR_N ? op->len : 0;
+    io->ddir = op->ddir;
+    if (op->ddir < LB_DDIR_N)
+        lb_gen_seen(w, op->ddir, op->len);
+    return GEN_OP;
+}
+
+int lb_gen_next_slow(struct lb_worker *w, struct lb_io *io)
+{
+    struct lb_gen *g = &w->gen;
+
+    if (w->opsrc)
+        return gen_opsrc(w, io);
+    for (;;) {
+        int r;
+
+        if (g->replay) {
+            if (!g->replay_left)
+                return GEN_END;
+            g->replay_left--;
+        }
+        r = lb_gen_core(w, io);
+        if (r != GEN_OP)
+            return r;
+        if (g->convert) {
+            if (io->ddir != LB_WRITE)
+                continue;
+            io->ddir = LB_READ;
+            lb_gen_seen(w, LB_READ, io->len);
+            return GEN_OP;
+        }
+        if (io->ddir == LB_WRITE && w->verify_writes)
+            lb_verify_fill(&w->vcfg, io->buf, io->len, io->offset, w->pass, w->vseed);
+        return GEN_OP;
+    }
+}

@@ -1,0 +1,111 @@
+/*
+ * The next I/O of a clone: direction, block size, file and offset.  The
+ * common case (one direction or a mix, fixed bs, sequential or random over
+ * blocks of blockalign) is inline here because it runs once per I/O; the
+ * rest (opsrc, verify replay, bsrange/bssplit, several files, pass ends)
+ * is in gen.c.
+ *
+ * A pass is one traversal of the clone's files: it ends when pass_budget
+ * bytes were issued or, unless the files wrap (time_based, io_size), when
+ * every file has reached its end (sequential) or had each block visited
+ * once (random map).  Random offsets with the map come from a keyed
+ * permutation of the file's blocks, a new one each pass.
+ */
+#ifndef LB_GEN_H
+#define LB_GEN_H
+
+#include "worker.h"
+
+static inline unsigned lb_gen_ddir(struct lb_gen *g)
+{
+    return ((lb_rng_next(&g->rng_aux) >> 32) * 100 >> 32) < g->mixread ? LB_READ : LB_WRITE;
+}
+
+static inline void lb_gen_exhaust(struct lb_gen *g, struct lb_wfile *f)
+{
+    if (!f->exhausted) {
+        f->exhausted = true;
+        g->nexh++;
+    }
+}
+
+static inline uint64_t lb_gen_seq(struct lb_gen *g, struct lb_wfile *f, uint32_t len)
+{
+    uint64_t off = f->pos, next = off + len + g->skip;
+
+    if (next >= f->end) {
+        next = 0;
+        lb_gen_exhaust(g, f);
+    }
+    f->pos = next;
+    return off;
+}
+
+static inline uint64_t lb_gen_rand(struct lb_worker *w, struct lb_gen *g, struct lb_wfile *f)
+{
+    uint64_t blk;
+
+    if (g->randmap)
+        blk = lb_perm_at(&f->perm, f->pos);
+    else if (g->skewed)
+        blk = lb_dist_next(&w->dist[f - w->wf], &g->rng_off);
+    else
+        blk = lb_rng_below(&g->rng_off, f->nblocks);
+    if (++f->pos >= f->nblocks) {
+        f->pos = 0;
+        if (g->randmap)
+            lb_perm_init(&f->perm, f->nblocks, lb_rng_next(&g->rng_off));
+        lb_gen_exhaust(g, f);
+    }
+    return blk * g->align;
+}
+
+static inline void lb_gen_seen(struct lb_worker *w, unsigned d, uint32_t len)
+{
+    if (__builtin_expect(len < w->seen_min[d], 0))
+        w->seen_min[d] = len;
+    if (__builtin_expect(len > w->seen_max[d], 0))
+        w->seen_max[d] = len;
+}
+
+/* GEN_OP with io's file, offset, len and ddir set; GEN_PASS at the end of
+ * a pass that must be verified; GEN_END when there is nothing more. */
+static inline int lb_gen_core(struct lb_worker *w, struct lb_io *io)
+{
+    struct lb_gen *g = &w->gen;
+    struct lb_wfile *f;
+    unsigned d, fi;
+    uint32_t len;
+    uint64_t off;
+
+    if (__builtin_expect(g->pass_bytes >= g->pass_budget || g->nexh >= g->exh_limit, 0)) {
+        int r = lb_gen_pass_end(w);
+
+        if (r != GEN_OP)
+            return r;
+    }
+    d = g->mixed ? lb_gen_ddir(g) : g->ddir;
+    len = g->bs_fixed[d] ? g->bs_fixed[d] : lb_gen_bs(w, d);
+    fi = g->nfiles == 1 ? 0 : lb_gen_file(w);
+    f = &w->wf[fi];
+    off = g->random ? lb_gen_rand(w, g, f) : lb_gen_seq(g, f, len);
+    if (__builtin_expect(off + len > f->end, 0))
+        len = (uint32_t)(f->end - off);
+    lb_gen_seen(w, d, len);
+    io->file = &w->files[fi];
+    io->offset = io->file->file_offset + off;
+    io->len = len;
+    io->ddir = (uint8_t)d;
+    g->pass_bytes += len;
+    g->pass_ops++;
+    return GEN_OP;
+}
+
+static inline int lb_gen_next(struct lb_worker *w, struct lb_io *io)
+{
+    if (__builtin_expect(w->gen.slow, 0))
+        return lb_gen_next_slow(w, io);
+    return lb_gen_core(w, io);
+}
+
+#endif

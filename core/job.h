@@ -1,0 +1,134 @@
+/*
+ * One job: the workload a set of identical worker threads (numjobs clones)
+ * runs, in fio's vocabulary.  Filled from option strings by options.c; the
+ * option table there names every field, its unit and its help text.
+ * Times are microseconds, sizes bytes.  Strings are owned (lb_job_free).
+ */
+#ifndef LB_JOB_H
+#define LB_JOB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum lb_ddir { LB_READ = 0, LB_WRITE = 1, LB_TRIM = 2, LB_DDIR_N = 3 };
+
+enum lb_rw {
+    LB_RW_READ, LB_RW_WRITE, LB_RW_TRIM, LB_RW_RW,            /* sequential */
+    LB_RW_RANDREAD, LB_RW_RANDWRITE, LB_RW_RANDTRIM, LB_RW_RANDRW,
+};
+#define LB_RW_IS_RANDOM(rw) ((rw) >= LB_RW_RANDREAD)
+
+enum lb_fst { LB_FST_ROUNDROBIN, LB_FST_SEQUENTIAL, LB_FST_RANDOM };
+enum lb_rate_process { LB_RATE_LINEAR, LB_RATE_POISSON };
+enum lb_verify { LB_VERIFY_NONE, LB_VERIFY_CRC32C, LB_VERIFY_MD5, LB_VERIFY_PATTERN };
+/* continue_on_error bits, fio's names: none=0, read, write, io=read|write,
+ * verify, all. */
+enum { LB_COE_READ = 1, LB_COE_WRITE = 2, LB_COE_VERIFY = 4 };
+
+#define LB_BSSPLIT_MAX 64
+
+struct lb_bssplit {
+    uint32_t bs;
+    uint32_t pct;        /* 0 means "share the remainder" before normalising */
+};
+
+struct lb_job {
+    char *name;
+    char *ioengine;              /* engine name, "psync" by default */
+    int rw;                      /* enum lb_rw */
+    uint64_t rw_skip;            /* rw=read:8k: bytes skipped after each I/O */
+    uint32_t rwmixread;          /* percent of reads in mixed workloads */
+    uint32_t bs_min[LB_DDIR_N];  /* bs / bsrange per direction */
+    uint32_t bs_max[LB_DDIR_N];
+    uint32_t nbssplit[LB_DDIR_N];
+    struct lb_bssplit bssplit[LB_DDIR_N][LB_BSSPLIT_MAX];
+    uint64_t blockalign;         /* 0: the minimum block size */
+    uint32_t iodepth;
+    uint32_t iodepth_batch_submit;
+    uint32_t iodepth_batch_complete_min;
+    uint32_t iodepth_batch_complete_max;
+    uint32_t numjobs;
+    bool direct;
+    uint64_t size;               /* per clone total, 0 = file size */
+    uint32_t size_pct;           /* size=N%: of the file, times 1000 */
+    uint64_t filesize;           /* per file */
+    uint64_t io_size;            /* bytes to transfer, 0 = size */
+    uint64_t offset;
+    uint64_t offset_increment;
+    char *filename;              /* colon-separated list, "\:" escapes */
+    char *directory;
+    char *filename_format;       /* fio's $jobname.$jobnum.$filenum */
+    uint32_t nrfiles;
+    uint32_t openfiles;
+    int file_service_type;       /* enum lb_fst */
+    bool create_on_open;
+    uint32_t fsync;              /* every N writes */
+    uint32_t fdatasync;
+    bool end_fsync;
+    uint64_t rate[LB_DDIR_N];      /* bytes/s, 0 = unlimited */
+    uint64_t rate_iops[LB_DDIR_N];
+    int rate_process;            /* enum lb_rate_process */
+    uint64_t thinktime;          /* us between I/Os */
+    uint32_t thinktime_blocks;
+    bool readonly;
+    bool invalidate;
+    bool group_reporting;
+    uint64_t runtime;            /* us, 0 = until size is done */
+    bool time_based;
+    uint64_t ramp_time;          /* us */
+    uint64_t startdelay;         /* us */
+    uint32_t loops;
+    bool randrepeat;
+    uint64_t randseed;
+    bool norandommap;
+    int random_distribution;     /* enum lb_dist_kind */
+    double random_param;
+    bool hipri;                  /* pvsync2 RWF_HIPRI, io_uring IOPOLL */
+    bool nowait;                 /* pvsync2 RWF_NOWAIT */
+    bool registerfiles;          /* io_uring */
+    bool fixedbufs;
+    bool sqthread_poll;
+    char *cpus_allowed;          /* "0-3,8" */
+    uint64_t interval;           /* us between per-interval samples; 1 s */
+    /* safety and reliability */
+    bool allow_overwrite;
+    uint32_t continue_on_error;  /* LB_COE_* bits */
+    int verify;                  /* enum lb_verify */
+    bool verify_only;
+    uint64_t verify_pattern;
+    uint64_t io_timeout;         /* us, 0 = off */
+    /* engine knobs */
+    uint64_t null_lat;           /* null engine: ns each I/O takes */
+    uint32_t null_knee;          /* null engine: beyond this many busy clones
+                                    latency grows proportionally */
+    char *fault_engine;          /* fault: the engine it wraps */
+    double fault_eio;            /* fault: probabilities per I/O */
+    double fault_short;
+    double fault_enospc;
+    double fault_delay;
+    uint64_t fault_delay_us;
+    uint64_t fault_seed;
+    unsigned kb_base;            /* 1024 or 1000 */
+    /* set by the binding: a custom source of operations (Lua generators) */
+    const struct lb_opsrc_ops *opsrc;
+    void *opsrc_arg;
+};
+
+/* One operation produced by a custom source. */
+struct lb_op {
+    uint8_t ddir;                /* enum lb_ddir */
+    uint32_t file;               /* index into the job's file list */
+    uint64_t offset;
+    uint32_t len;
+};
+
+struct lb_opsrc_ops {
+    /* Per worker thread: create the source's state for clone number clone. */
+    int (*open)(void *arg, unsigned clone, void **state);
+    /* Fills up to max ops; returns how many (0 = done) or -errno; err gets a
+     * message on failure. */
+    int (*next)(void *state, struct lb_op *ops, int max, char *err, unsigned errlen);
+    void (*close)(void *state);
+};
+
+#endif

@@ -1,0 +1,579 @@
+/*
+ * The per-I/O loop of a worker: generate, issue, complete, account.
+ *
+ * Sync engines complete each I/O inside queue(): t_start before it, t_done
+ * after, clat = lat = t_done - t_start.  Async engines keep up to iodepth
+ * I/Os in flight, submit in batches of iodepth_batch_submit and reap with
+ * getevents(min = iodepth_batch_complete_min, max = ..._max); slat =
+ * t_issue - t_start, clat = t_done - t_issue, lat = t_done - t_start.
+ *
+ * The common completion costs two counter updates and one histogram record
+ * per latency kind (into the interval's clat histogram; the cumulative one
+ * is built at each interval roll-over), and one comparison of the clock
+ * with next_event, the earliest of: the end of the ramp, the next interval
+ * boundary, the runtime deadline.  Everything unusual (errors, short I/Os,
+ * ramp, verification, fsync every N writes, tracing) takes complete_slow().
+ * No lock, allocation or syscall other than the I/O itself on this path.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include "clock.h"
+#include "gen.h"
+#include "stats_int.h"
+
+static const char *const ddir_names[] = { "read", "write", "trim", "fsync", "fdatasync" };
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+static inline unsigned depth_bucket(unsigned depth)
+{
+    unsigned b = depth > 1 ? 31 - (unsigned)__builtin_clz(depth) : 0;
+
+    return b < 6 ? b : 6;
+}
+
+void lb_worker_flags(struct lb_worker *w)
+{
+    w->cslow = !w->measuring || w->check_reads || w->sync_every || w->trace || w->opsrc;
+}
+
+static void next_event_set(struct lb_worker *w)
+{
+    if (!w->measuring)
+        w->next_event = w->ramp_end;
+    else
+        w->next_event = w->iv_next < w->deadline ? w->iv_next : w->deadline;
+}
+
+void lb_measure_begin(struct lb_worker *w, uint64_t t)
+{
+    uint64_t k = t > w->t0 ? (t - w->t0) / w->iv_len : 0;
+
+    w->measuring = true;
+    w->t_measure = t;
+    getrusage(RUSAGE_THREAD, &w->ru0);
+    w->iv_k = (uint32_t)k;
+    w->iv_next = w->t0 + (k + 1) * w->iv_len;
+    lb_iv_skip_to(w, w->iv_k);
+    w->deadline = w->job->runtime ? t + w->job->runtime * 1000 : UINT64_MAX;
+    if (w->job->ramp_time && !w->opsrc) {
+        lb_gen_restart(w);
+        lb_gen_snapshot(w);
+    }
+    lb_worker_flags(w);
+    next_event_set(w);
+}
+
+int lb_worker_event(struct lb_worker *w, uint64_t t)
+{
+    if (!w->measuring) {
+        if (t >= w->ramp_end)
+            lb_measure_begin(w, t);
+        return 0;
+    }
+    while (t >= w->iv_next)
+        lb_iv_publish(w, w->iv_next, false);
+    next_event_set(w);
+    return t >= w->deadline ? END_RUNTIME : 0;
+}
+
+int lb_pause_until(struct lb_worker *w, uint64_t t)
+{
+    for (;;) {
+        uint64_t now = lb_clock_now();
+
+        if (now >= t)
+            return 0;
+        if (lb_worker_stopping(w))
+            return 1;
+        if (t - now > 50000) {
+            uint64_t ns = t - now - 20000;
+            struct timespec ts = { 0, (long)(ns < 10000000 ? ns : 10000000) };
+
+            nanosleep(&ts, NULL);
+        } else {
+            cpu_relax();
+        }
+    }
+}
+
+/* errors and checks */
+
+static int io_failed(struct lb_worker *w, const struct lb_io *io)
+{
+    unsigned d = io->ddir < LB_DDIR_N ? io->ddir : LB_WRITE;
+    int err = (int)-io->result;
+    struct lb_err_stats *e = &w->st.err;
+
+    w->st.dir[d].errors++;
+    e->count++;
+    lb_err_note(e, (int)d, err, 1);
+    if (!e->first_errno && !e->first_msg[0]) {
+        char msg[256];
+
+        snprintf(msg, sizeof(msg), "%s of %s at offset %llu failed: %s",
+                 ddir_names[io->ddir < 5 ? io->ddir : 1], io->file->path,
+                 (unsigned long long)io->offset, strerror(err));
+        lb_err_first(e, err, (int)d, io->file->path, io->offset, msg);
+    }
+    return w->job->continue_on_error & (d == LB_READ ? LB_COE_READ : LB_COE_WRITE)
+           ? 0 : END_ERROR;
+}
+
+static int check_block(struct lb_worker *w, const struct lb_io *io)
+{
+    struct lb_vwhere at = {
+        .path = io->file->path,
+        .offset = io->offset,
+        .block = (io->offset - io->file->file_offset) / io->len,
+        .len = io->len,
+        .generation = w->gen.replay ? w->pass : UINT64_MAX,
+    };
+    char msg[256];
+    struct lb_err_stats *e = &w->st.err;
+
+    if (lb_verify_check(&w->vcfg, io->buf, &at, msg, sizeof(msg)) == 0)
+        return 0;
+    e->verify_errors++;
+    e->count++;
+    lb_err_note(e, LB_READ, EILSEQ, 1);
+    lb_err_first(e, EILSEQ, LB_READ, io->file->path, io->offset, msg);
+    return w->job->continue_on_error & LB_COE_VERIFY ? 0 : END_ERROR;
+}
+
+/* sync operations (fsync=N, fdatasync=N, end_fsync); only with nothing in flight */
+
+static int sync_one(struct lb_worker *w, struct lb_file *f, int op)
+{
+    struct lb_io *io = &w->sync_io, *ev[1];
+    int q;
+
+    memset(io, 0, sizeof(*io));
+    io->file = f;
+    io->ddir = (uint8_t)op;
+    io->buf_index = -1;
+    io->t_start = lb_clock_now();
+    q = w->eng->queue(w->priv, io);
+    if (q == LB_Q_QUEUED) {
+        q = w->eng->commit(w->priv);
+        if (q == 0) {
+            do
+                q = w->eng->getevents(w->priv, 1, 1, ev);
+            while (q == 0 || q == -EINTR);
+        }
+        q = q < 0 ? q : LB_Q_DONE;
+    }
+    if (q == LB_Q_BUSY)
+        q = -EBUSY;
+    if (q < 0)
+        io->result = q;
+    w->st.fsyncs++;
+    return io->result < 0 ? io_failed(w, io) : 0;
+}
+
+int lb_sync_files(struct lb_worker *w, struct lb_file *only, int op)
+{
+    int ret = 0;
+
+    w->sync_due = NULL;
+    if (only)
+        return sync_one(w, only, op);
+    for (unsigned i = 0; i < w->nfiles && !ret; i++)
+        ret = sync_one(w, &w->files[i], op);
+    return ret;
+}
+
+/* completion */
+
+static void record(struct lb_worker *w, const struct lb_io *io, uint64_t t, bool sync)
+{
+    unsigned d = io->ddir;
+
+    w->iv_ios[d]++;
+    w->iv_bytes[d] += (uint64_t)io->result;
+    if (io->result < (int64_t)io->len)
+        w->st.dir[d].short_ios++;
+    if (sync) {
+        lb_hist_record(w->iv_clat[d], t - io->t_start);
+    } else {
+        lb_hist_record(w->iv_clat[d], t - io->t_issue);
+        lb_hist_record(w->st.dir[d].slat, io->t_issue - io->t_start);
+        lb_hist_record(w->st.dir[d].lat, t - io->t_start);
+    }
+}
+
+static int __attribute__((noinline)) complete_slow(struct lb_worker *w, struct lb_io *io,
+                                                   uint64_t t, bool sync)
+{
+    unsigned d = io->ddir;
+    int ret = 0;
+
+    if (w->trace)
+        w->trace(w->trace_arg, w->job_index, w->clone, io);
+    if (d >= LB_DDIR_N) {
+        w->st.fsyncs++;
+        return io->result < 0 ? io_failed(w, io) : 0;
+    }
+    if (io->result < 0)
+        return io_failed(w, io);
+    if (w->check_reads && d == LB_READ && io->result == (int64_t)io->len)
+        ret = check_block(w, io);
+    if (w->measuring)
+        record(w, io, t, sync);
+    if (d == LB_WRITE && w->sync_every && ++w->wsince >= w->sync_every) {
+        w->wsince = 0;
+        w->sync_due = io->file;
+        if (sync && !ret)
+            ret = lb_sync_files(w, io->file, w->sync_op);
+    }
+    return ret;
+}
+
+static inline __attribute__((always_inline))
+int complete(struct lb_worker *w, struct lb_io *io, uint64_t t, const bool sync)
+{
+    unsigned d = io->ddir;
+
+    if (__builtin_expect(!w->cslow && io->result == (int64_t)io->len, 1)) {
+        w->iv_ios[d]++;
+        w->iv_bytes[d] += io->len;
+        if (sync) {
+            lb_hist_record(w->iv_clat[d], t - io->t_start);
+        } else {
+            lb_hist_record(w->iv_clat[d], t - io->t_issue);
+            lb_hist_record(w->st.dir[d].slat, io->t_issue - io->t_start);
+            lb_hist_record(w->st.dir[d].lat, t - io->t_start);
+        }
+    } else {
+        int r = complete_slow(w, io, t, sync);
+
+        if (r)
+            return r;
+    }
+    if (__builtin_expect(t >= w->next_event, 0))
+        return lb_worker_event(w, t);
+    return 0;
+}
+
+/* pacing: rate, rate_iops, thinktime */
+
+static int pace(struct lb_worker *w, const struct lb_io *io)
+{
+    unsigned d = io->ddir;
+
+    if (w->think_ns) {
+        if (w->think_count && w->think_count % w->think_every == 0 &&
+            lb_pause_until(w, lb_clock_now() + w->think_ns))
+            return 1;
+        w->think_count++;
+    }
+    if (d < LB_DDIR_N && (w->gap_ns[d] || w->rate_bps[d])) {
+        uint64_t gap = w->gap_ns[d], now = lb_clock_now();
+
+        if (w->rate_bps[d]) {
+            uint64_t g = (uint64_t)((unsigned __int128)io->len * 1000000000u / w->rate_bps[d]);
+
+            gap = g > gap ? g : gap;
+        }
+        if (w->poisson)
+            gap = (uint64_t)(-log(1.0 - lb_rng_double(&w->rng_pace)) * (double)gap);
+        if (w->next_issue[d] > now) {
+            if (lb_pause_until(w, w->next_issue[d]))
+                return 1;
+        } else if (now - w->next_issue[d] > 100000000) {
+            w->next_issue[d] = now;          /* do not bank more than 100 ms */
+        }
+        w->next_issue[d] += gap;
+    }
+    return 0;
+}
+
+/* sync engines */
+
+static inline void pub_start(struct lb_worker *w, const struct lb_io *io)
+{
+    atomic_store_explicit(&w->pub_off, io->offset, memory_order_relaxed);
+    atomic_store_explicit(&w->pub_file, (uint32_t)(io->file - w->files), memory_order_relaxed);
+    atomic_store_explicit(&w->pub_ddir, io->ddir, memory_order_relaxed);
+    atomic_store_explicit(&w->pub_start, io->t_start, memory_order_release);
+}
+
+static int loop_sync(struct lb_worker *w)
+{
+    struct lb_io *io = w->ios;
+    int (*queue)(void *, struct lb_io *) = w->eng->queue;
+    void *priv = w->priv;
+
+    for (;;) {
+        uint64_t t;
+        int g, q, e;
+
+        if (lb_worker_stopping(w))
+            return END_STOP;
+        g = lb_gen_next(w, io);
+        if (__builtin_expect(g != GEN_OP, 0))
+            return g == GEN_PASS ? END_PASS : END_DONE;
+        if (__builtin_expect(w->paced, 0) && pace(w, io))
+            return END_STOP;
+        io->t_done = 0;
+        io->t_start = lb_clock_now();
+        if (w->tmo_ns)
+            pub_start(w, io);
+        q = queue(priv, io);
+        t = io->t_done ? io->t_done : lb_clock_now();
+        if (w->tmo_ns)
+            atomic_store_explicit(&w->pub_start, 0, memory_order_relaxed);
+        if (__builtin_expect(q != LB_Q_DONE, 0))
+            io->result = q < 0 ? q : -EINVAL;
+        e = complete(w, io, t, true);
+        if (__builtin_expect(e != 0, 0))
+            return e;
+    }
+}
+
+/* async engines */
+
+static void pub_oldest(struct lb_worker *w)
+{
+    const struct lb_io *old = NULL;
+
+    for (unsigned i = 0; i < w->depth; i++)
+        if (w->busy[i] && (!old || w->ios[i].t_start < old->t_start))
+            old = &w->ios[i];
+    if (old)
+        pub_start(w, old);
+    else
+        atomic_store_explicit(&w->pub_start, 0, memory_order_relaxed);
+}
+
+static int fail_engine(struct lb_worker *w, const char *what, int err)
+{
+    char msg[256];
+
+    snprintf(msg, sizeof(msg), "engine '%s': %s failed: %s", w->eng->name, what, strerror(-err));
+    w->st.err.count++;
+    lb_err_note(&w->st.err, LB_READ, -err, 1);
+    lb_err_first(&w->st.err, -err, LB_READ, "", 0, msg);
+    return END_ERROR;
+}
+
+static int commit(struct lb_worker *w, unsigned nq)
+{
+    int ret = w->eng->commit(w->priv), end = 0;
+    uint64_t t = lb_clock_now();
+
+    for (unsigned i = 0; i < nq; i++) {
+        struct lb_io *io = w->queued[i];
+
+        if (!io->t_issue)
+            io->t_issue = t;
+        if (ret < 0) {
+            io->result = ret;
+            end = complete(w, io, t, false) ?: end;
+            w->freeq[w->nfree++] = io;
+        } else {
+            w->busy[io - w->ios] = 1;
+        }
+    }
+    if (ret < 0)
+        return end;
+    w->inflight += nq;
+    if (w->measuring)
+        w->st.iodepth_level[depth_bucket(w->inflight)] += nq;
+    return 0;
+}
+
+static int reap(struct lb_worker *w, unsigned min, int *end)
+{
+    int n = w->eng->getevents(w->priv, min, w->cmax, w->evs);
+    uint64_t t;
+
+    if (n < 0) {
+        if (n == -EINTR || n == -EAGAIN)
+            return 0;
+        w->inflight = 0;
+        *end = fail_engine(w, "getevents", n);
+        return n;
+    }
+    t = lb_clock_now();
+    for (int i = 0; i < n; i++) {
+        struct lb_io *io = w->evs[i];
+        int e;
+
+        w->busy[io - w->ios] = 0;
+        w->inflight--;
+        e = complete(w, io, io->t_done ? io->t_done : t, false);
+        w->freeq[w->nfree++] = io;
+        if (e && !*end)
+            *end = e;
+    }
+    if (w->tmo_ns)
+        pub_oldest(w);
+    return n;
+}
+
+/* Generates and queues I/Os until the queue is full; returns an END_ code
+ * when the loop must stop issuing. */
+static int fill(struct lb_worker *w, unsigned *nq)
+{
+    while (!w->sync_due && w->inflight + *nq < w->depth) {
+        struct lb_io *io = w->pending;
+        int q, e;
+
+        if (lb_worker_stopping(w))
+            return END_STOP;
+        if (io) {
+            w->pending = NULL;
+        } else {
+            int g;
+
+            io = w->freeq[--w->nfree];
+            g = lb_gen_next(w, io);
+            if (g != GEN_OP || (w->paced && pace(w, io))) {
+                w->nfree++;
+                return g == GEN_PASS ? END_PASS : g == GEN_END ? END_DONE : END_STOP;
+            }
+        }
+        io->t_issue = io->t_done = 0;
+        io->result = 0;
+        io->t_start = lb_clock_now();
+        if (w->tmo_ns && !w->inflight)
+            pub_start(w, io);
+        q = w->eng->queue(w->priv, io);
+        if (q == LB_Q_QUEUED) {
+            w->queued[(*nq)++] = io;
+            if (*nq >= w->batch) {
+                e = commit(w, *nq);
+                *nq = 0;
+                if (e)
+                    return e;
+            }
+            continue;
+        }
+        if (q == LB_Q_BUSY) {
+            w->pending = io;
+            return 0;
+        }
+        if (q < 0)
+            io->result = q;
+        io->t_issue = io->t_start;
+        if (w->measuring)
+            w->st.iodepth_level[depth_bucket(w->inflight + *nq + 1)]++;
+        e = complete(w, io, io->t_done ? io->t_done : lb_clock_now(), false);
+        w->freeq[w->nfree++] = io;
+        if (e)
+            return e;
+    }
+    return 0;
+}
+
+/* Drops the I/O generated but never queued (the engine was busy). */
+static void drop_pending(struct lb_worker *w)
+{
+    if (w->pending) {
+        w->freeq[w->nfree++] = w->pending;
+        w->pending = NULL;
+        if (w->gen.pass_ops)
+            w->gen.pass_ops--;
+    }
+}
+
+static int loop_async(struct lb_worker *w)
+{
+    int end = 0;
+
+    for (;;) {
+        unsigned nq = 0, min;
+
+        if (!end)
+            end = fill(w, &nq);
+        if (nq) {
+            int e = commit(w, nq);
+
+            end = end ? end : e;
+        }
+        if (w->inflight == 0) {
+            if (w->sync_due && !end) {
+                end = lb_sync_files(w, w->sync_due, w->sync_op);
+                continue;
+            }
+            if (end || w->pending) {
+                drop_pending(w);
+                return end ? end : fail_engine(w, "queue", -EBUSY);
+            }
+            continue;
+        }
+        min = end ? w->inflight : w->cmin < w->inflight ? w->cmin : w->inflight;
+        reap(w, min, &end);
+    }
+}
+
+static int run_loop(struct lb_worker *w)
+{
+    return w->sync ? loop_sync(w) : loop_async(w);
+}
+
+/* verification of a pass: replay its operations as reads and check them */
+
+void lb_gen_snapshot(struct lb_worker *w)
+{
+    if (!w->verify_writes)
+        return;
+    w->gen_snap = w->gen;
+    memcpy(w->wf_snap, w->wf, w->nfiles * sizeof(*w->wf));
+}
+
+static int verify_pass(struct lb_worker *w)
+{
+    uint64_t ops = w->gen.pass_ops;
+    bool paced = w->paced;
+    int end;
+
+    w->gen_tmp = w->gen;
+    memcpy(w->wf_tmp, w->wf, w->nfiles * sizeof(*w->wf));
+    w->gen = w->gen_snap;
+    memcpy(w->wf, w->wf_snap, w->nfiles * sizeof(*w->wf));
+    w->gen.replay = w->gen.convert = w->gen.slow = true;
+    w->gen.replay_left = ops;
+    w->gen.pass_budget = UINT64_MAX;
+    w->gen.exh_limit = UINT32_MAX;
+    w->check_reads = true;
+    w->paced = false;
+    w->deadline = UINT64_MAX;
+    lb_worker_flags(w);
+    next_event_set(w);
+    end = run_loop(w);
+    w->paced = paced;
+    w->check_reads = false;
+    lb_worker_flags(w);
+    w->gen = w->gen_tmp;
+    memcpy(w->wf, w->wf_tmp, w->nfiles * sizeof(*w->wf));
+    return end == END_DONE ? 0 : end;
+}
+
+int lb_worker_io(struct lb_worker *w)
+{
+    for (;;) {
+        int end, v;
+
+        lb_gen_snapshot(w);
+        end = run_loop(w);
+        if (!w->verify_writes || (end != END_PASS && end != END_RUNTIME))
+            return end;
+        v = verify_pass(w);
+        if (v || end == END_RUNTIME)
+            return v ? v : end;
+        if (lb_gen_new_pass(w))
+            return END_DONE;
+    }
+}

@@ -1,0 +1,373 @@
+/*
+ * Planning a run's files before any I/O: one worker per clone with its
+ * file list (fio's filename list shared by all clones, or per clone
+ * directory/"$jobname.$jobnum.$filenum" names), each file's region
+ * (offset + clone * offset_increment; size split over the files, filesize,
+ * size=N% of an existing file, or the whole existing file), what must be
+ * laid out, and the safety rules.
+ *
+ * Safety: luabench writes (or extends) only files it created (files.h),
+ * unless the job has allow_overwrite; never a block or character device
+ * without it, except /dev/null.  readonly never creates, extends or writes.
+ * Engines with LB_ENG_NOFILES touch no file: none is looked at.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "files.h"
+#include "worker.h"
+
+static const char *job_name(const struct lb_job *j)
+{
+    return j->name && *j->name ? j->name : "job";
+}
+
+static struct lb_worker *worker_new(struct lb_run *r, size_t j, unsigned clone, unsigned nfiles)
+{
+    struct lb_worker *w = calloc(1, sizeof(*w));
+
+    if (!w)
+        return NULL;
+    w->files = calloc(nfiles, sizeof(*w->files));
+    if (!w->files) {
+        free(w);
+        return NULL;
+    }
+    w->run = r;
+    w->job = &r->jobs[j];
+    w->eng = r->jr[j].eng;
+    w->job_index = (unsigned)j;
+    w->clone = clone;
+    w->id = (unsigned)r->nw;
+    w->sync = r->jr[j].flags & LB_ENG_SYNC;
+    w->nofiles = r->jr[j].flags & LB_ENG_NOFILES;
+    w->writes = lb_job_writes(w->job);
+    w->nfiles = nfiles;
+    for (unsigned i = 0; i < nfiles; i++) {
+        w->files[i].fd = -1;
+        w->files[i].reg_index = -1;
+    }
+    return w;
+}
+
+static int name_files(struct lb_worker *w, char **names, char **dirs, unsigned nd)
+{
+    const struct lb_job *job = w->job;
+
+    for (unsigned i = 0; i < w->nfiles; i++) {
+        const char *dir = nd ? dirs[(w->clone * w->nfiles + i) % nd] : NULL;
+
+        w->files[i].path = names ? strdup(names[i])
+                         : lb_file_name(dir, job->filename_format, job_name(job), w->clone, i);
+        if (!w->files[i].path)
+            return -ENOMEM;
+    }
+    return 0;
+}
+
+static int job_workers(struct lb_run *r, size_t j)
+{
+    const struct lb_job *job = &r->jobs[j];
+    char **names = NULL, **dirs = NULL;
+    unsigned nn = 0, nd = 0, nfiles;
+    int ret = 0;
+
+    if (job->filename && *job->filename) {
+        if (lb_file_split(job->filename, &names, &nn))
+            ret = -ENOMEM;
+        else if (!nn)
+            ret = lb_run_fail(r, -EINVAL, "filename '%s' names no file", job->filename);
+        nfiles = nn;
+    } else {
+        nfiles = job->nrfiles ? job->nrfiles : 1;
+        if (job->directory && *job->directory && lb_file_split(job->directory, &dirs, &nd))
+            ret = -ENOMEM;
+    }
+    for (unsigned c = 0; c < r->jr[j].nclones && !ret; c++) {
+        struct lb_worker *w = worker_new(r, j, c, nfiles);
+
+        if (!w) {
+            ret = -ENOMEM;
+            break;
+        }
+        r->w[r->nw++] = w;
+        ret = name_files(w, names, dirs, nd);
+    }
+    lb_file_list_free(names, nn);
+    lb_file_list_free(dirs, nd);
+    return ret == -ENOMEM ? lb_run_fail(r, ret, "out of memory") : ret;
+}
+
+/* targets: the distinct paths, found through a small hash table */
+
+struct path_index {
+    size_t *slot;                /* target index + 1, 0 = empty */
+    size_t mask;
+};
+
+static uint64_t hash_str(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+
+    while (*s)
+        h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+    return h;
+}
+
+static int target_find_or_add(struct lb_plan *p, struct path_index *ix, const char *path,
+                              unsigned *out)
+{
+    size_t i = hash_str(path) & ix->mask;
+
+    for (; ix->slot[i]; i = (i + 1) & ix->mask)
+        if (strcmp(p->t[ix->slot[i] - 1].path, path) == 0) {
+            *out = (unsigned)(ix->slot[i] - 1);
+            return 0;
+        }
+    if (p->n == p->cap) {
+        size_t cap = p->cap ? p->cap * 2 : 16;
+        struct lb_target *t = realloc(p->t, cap * sizeof(*t));
+
+        if (!t)
+            return -ENOMEM;
+        p->t = t;
+        p->cap = cap;
+    }
+    memset(&p->t[p->n], 0, sizeof(p->t[p->n]));
+    p->t[p->n].path = strdup(path);
+    if (!p->t[p->n].path)
+        return -ENOMEM;
+    ix->slot[i] = ++p->n;
+    *out = (unsigned)(p->n - 1);
+    return 0;
+}
+
+static int targets_collect(struct lb_run *r, struct lb_plan *p)
+{
+    struct path_index ix = { 0 };
+    size_t total = 0, size = 16;
+    int ret = 0;
+
+    for (size_t i = 0; i < r->nw; i++)
+        total += r->w[i]->nofiles ? 0 : r->w[i]->nfiles;
+    while (size < 2 * total)
+        size *= 2;
+    ix.slot = calloc(size, sizeof(*ix.slot));
+    ix.mask = size - 1;
+    p->tix = calloc(r->nw, sizeof(*p->tix));
+    if (!ix.slot || !p->tix)
+        ret = -ENOMEM;
+    for (size_t i = 0; i < r->nw && !ret; i++) {
+        struct lb_worker *w = r->w[i];
+
+        if (w->nofiles)
+            continue;
+        p->tix[i] = calloc(w->nfiles, sizeof(unsigned));
+        if (!p->tix[i])
+            ret = -ENOMEM;
+        for (unsigned f = 0; f < w->nfiles && !ret; f++)
+            ret = target_find_or_add(p, &ix, w->files[f].path, &p->tix[i][f]);
+    }
+    free(ix.slot);
+    return ret ? lb_run_fail(r, ret, "out of memory") : 0;
+}
+
+static int target_stat(struct lb_run *r, struct lb_target *t)
+{
+    struct stat st;
+
+    if (stat(t->path, &st) < 0) {
+        if (errno == ENOENT)
+            return 0;
+        return lb_run_fail(r, -errno, "cannot access %s: %s", t->path, strerror(errno));
+    }
+    t->exists = true;
+    if (S_ISREG(st.st_mode)) {
+        t->reg = true;
+        t->have = (uint64_t)st.st_size;
+        t->ours = lb_file_is_ours(t->path) == 1;
+    } else if (S_ISBLK(st.st_mode)) {
+        int fd = open(t->path, O_RDONLY | O_CLOEXEC), ret;
+
+        if (fd < 0)
+            return lb_run_fail(r, -errno, "cannot open %s: %s", t->path, strerror(errno));
+        t->blk = true;
+        ret = lb_file_dev_size(fd, &t->have);
+        close(fd);
+        if (ret)
+            return lb_run_fail(r, ret, "cannot get the size of %s: %s", t->path, strerror(-ret));
+    } else if (S_ISCHR(st.st_mode)) {
+        t->chr = true;
+        t->devnull = lb_file_is_devnull(&st);
+    } else {
+        return lb_run_fail(r, -EINVAL, "%s is not a regular file or a device", t->path);
+    }
+    return 0;
+}
+
+/* regions */
+
+static uint64_t job_align(const struct lb_job *j)
+{
+    uint64_t a = 0;
+
+    if (j->blockalign)
+        return j->blockalign;
+    for (int d = 0; d < LB_DDIR_N; d++)
+        if (j->bs_min[d] && (!a || j->bs_min[d] < a))
+            a = j->bs_min[d];
+    return a ? a : 4096;
+}
+
+static int size_existing(struct lb_run *r, const struct lb_job *job, const struct lb_target *t,
+                         uint64_t foff, uint64_t *out)
+{
+    uint64_t v;
+
+    if (!t->exists || t->chr)
+        return lb_run_fail(r, -EINVAL, "no size for %s: %s; set size= or filesize=", t->path,
+                           t->chr ? "a character device has none" : "the file does not exist");
+    if (!t->have)
+        return lb_run_fail(r, -EINVAL, "no size for %s: it is empty; set size= or filesize=",
+                           t->path);
+    if (foff >= t->have)
+        return lb_run_fail(r, -EINVAL, "offset %llu is beyond the end of %s (%llu bytes)",
+                           (unsigned long long)foff, t->path, (unsigned long long)t->have);
+    v = job->size_pct ? (uint64_t)((unsigned __int128)t->have * job->size_pct / 100000) : t->have;
+    *out = foff + v > t->have ? t->have - foff : v;
+    return 0;
+}
+
+static int region_size(struct lb_run *r, const struct lb_worker *w, const struct lb_target *t,
+                       uint64_t foff, uint64_t *out)
+{
+    const struct lb_job *job = w->job;
+
+    if (job->filesize)
+        *out = job->filesize;
+    else if (job->size)
+        *out = job->size / w->nfiles;
+    else if (w->nofiles)
+        *out = LB_NOFILES_SIZE / w->nfiles;
+    else
+        return size_existing(r, job, t, foff, out);
+    return 0;
+}
+
+static int regions(struct lb_run *r, struct lb_plan *p)
+{
+    for (size_t i = 0; i < r->nw; i++) {
+        struct lb_worker *w = r->w[i];
+        const struct lb_job *job = w->job;
+        uint64_t foff = job->offset + w->clone * job->offset_increment, align = job_align(job);
+
+        for (unsigned f = 0; f < w->nfiles; f++) {
+            struct lb_target *t = w->nofiles ? NULL : &p->t[p->tix[i][f]];
+            uint64_t size = 0;
+            int ret = region_size(r, w, t, foff, &size);
+
+            if (ret)
+                return ret;
+            if (size < align)
+                return lb_run_fail(r, -EINVAL, "%s: %llu bytes at offset %llu are less than "
+                                   "one block (%llu bytes)", w->files[f].path,
+                                   (unsigned long long)size, (unsigned long long)foff,
+                                   (unsigned long long)align);
+            w->files[f].size = size - size % align;
+            w->files[f].file_offset = foff;
+            if (t && foff + size > t->need)
+                t->need = foff + size;
+        }
+    }
+    return 0;
+}
+
+/* safety */
+
+static int check_target(struct lb_run *r, const struct lb_job *job, struct lb_target *t)
+{
+    bool writes = lb_job_writes(job);
+    bool extend = t->exists && t->reg && t->have < t->need;
+
+    if (job->readonly) {
+        if (writes)
+            return lb_run_fail(r, -EROFS, "refusing to write to %s: readonly is set", t->path);
+        if (!t->exists)
+            return lb_run_fail(r, -ENOENT, "cannot open %s: No such file or directory "
+                               "(readonly: nothing is created)", t->path);
+        if (extend)
+            return lb_run_fail(r, -EROFS, "%s holds %llu bytes, the job needs %llu (readonly: "
+                               "files are not extended)", t->path,
+                               (unsigned long long)t->have, (unsigned long long)t->need);
+        return 0;
+    }
+    if (t->exists && (writes || extend) && !job->allow_overwrite && !t->devnull &&
+        !(t->reg && t->ours))
+        return lb_run_fail(r, -EPERM, "refusing to write to %s: not created by luabench "
+                           "(use allow_overwrite=true or --allow-overwrite)", t->path);
+    if (t->blk && t->need > t->have)
+        return lb_run_fail(r, -EINVAL, "%s holds %llu bytes, the job needs %llu", t->path,
+                           (unsigned long long)t->have, (unsigned long long)t->need);
+    if (!t->exists || extend)
+        t->layout = true;
+    return 0;
+}
+
+static int safety(struct lb_run *r, struct lb_plan *p)
+{
+    for (size_t i = 0; i < r->nw; i++) {
+        struct lb_worker *w = r->w[i];
+
+        for (unsigned f = 0; f < w->nfiles && !w->nofiles; f++) {
+            int ret = check_target(r, w->job, &p->t[p->tix[i][f]]);
+
+            if (ret)
+                return ret;
+        }
+    }
+    return 0;
+}
+
+int lb_plan_files(struct lb_run *r, struct lb_plan *p)
+{
+    size_t nw = 0;
+    int ret = 0;
+
+    memset(p, 0, sizeof(*p));
+    for (size_t j = 0; j < r->njobs; j++) {
+        r->jr[j].nclones = r->jobs[j].numjobs ? r->jobs[j].numjobs : 1;
+        nw += r->jr[j].nclones;
+    }
+    r->w = calloc(nw, sizeof(*r->w));
+    if (!r->w)
+        return lb_run_fail(r, -ENOMEM, "out of memory");
+    for (size_t j = 0; j < r->njobs && !ret; j++) {
+        r->jr[j].first = (unsigned)r->nw;
+        ret = job_workers(r, j);
+    }
+    if (!ret)
+        ret = targets_collect(r, p);
+    for (size_t t = 0; t < p->n && !ret; t++)
+        ret = target_stat(r, &p->t[t]);
+    return ret ?: regions(r, p) ?: safety(r, p);
+}
+
+void lb_plan_free(struct lb_run *r, struct lb_plan *p)
+{
+    for (size_t i = 0; i < r->nw && p->tix; i++) {
+        struct lb_worker *w = r->w[i];
+
+        for (unsigned f = 0; f < w->nfiles && p->tix[i]; f++)
+            w->files[f].created = p->t[p->tix[i][f]].created;
+        free(p->tix[i]);
+    }
+    free(p->tix);
+    for (size_t t = 0; t < p->n; t++)
+        free(p->t[t].path);
+    free(p->t);
+    memset(p, 0, sizeof(*p));
+}

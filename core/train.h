@@ -1,0 +1,127 @@
+/*
+ * Training emulation: the I/O of a deep-learning input pipeline, as DLIO
+ * and MLPerf Storage model it, without a framework.
+ *
+ * A dataset of N files (one sample per file, or samples_per_file samples
+ * packed in each) is laid out under dir when missing and reused when
+ * present with the right sizes.  Each epoch visits every sample once in an
+ * order drawn from the seed (none, files shuffled, or samples shuffled).
+ * read_threads reader threads each build whole batches (a shared counter
+ * hands out batch numbers, so no lock is taken per sample) and put them in
+ * a bounded queue of `prefetch` ready batches.  K emulated accelerators
+ * take one batch per step, record how long they waited for it, and
+ * "compute" for compute_time.  Accelerator utilisation is total compute
+ * time over total step time (wait + compute), as MLPerf Storage defines it.
+ * A checkpoint of `size` bytes may be written every N steps.
+ *
+ * Memory does not grow with the dataset: the order of an epoch is a keyed
+ * permutation evaluated on the fly, and sample sizes are a function of the
+ * seed and the sample number (packed files of varying sizes keep one
+ * offset per sample).  Never prints; failures come back as -errno with the
+ * path in result->err.
+ */
+#ifndef LB_TRAIN_H
+#define LB_TRAIN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "meta.h"        /* lb_progress_fn, lb_tree_path */
+
+struct lb_hist;
+
+enum lb_train_format { LB_TRAIN_ONE_PER_FILE, LB_TRAIN_PACKED };
+enum lb_train_shuffle { LB_SHUFFLE_NONE, LB_SHUFFLE_FILE, LB_SHUFFLE_SAMPLE };
+enum lb_train_dist { LB_TRAIN_FIXED, LB_TRAIN_UNIFORM, LB_TRAIN_NORMAL };
+
+/* A value drawn per sample or per step: fixed a; uniform over [a, b];
+ * normal of mean a, standard deviation b (clamped at zero). */
+struct lb_train_value {
+    enum lb_train_dist dist;
+    uint64_t a, b;
+};
+
+/* Test hook: called by the reader threads after each sample is read, with
+ * the position of the sample in the epoch's order and its number
+ * (file * samples_per_file + index in file).  Positions are distinct, so a
+ * hook may store into an array without locking. */
+typedef void (*lb_train_sample_fn)(void *arg, uint32_t epoch, uint64_t pos,
+                                   uint64_t sample);
+
+struct lb_train_cfg {
+    const char *dir;
+    uint64_t files;
+    uint32_t samples_per_file;   /* 1 for one sample per file */
+    struct lb_train_value sample_size;   /* bytes */
+    enum lb_train_format format;
+    uint32_t batch_size;
+    uint32_t read_threads;
+    uint32_t epochs;
+    enum lb_train_shuffle shuffle;
+    uint64_t seed;
+    struct lb_train_value compute_ns;    /* per step; fixed or normal */
+    uint32_t prefetch;           /* ready batches queued at most, >= 1 */
+    uint32_t accelerators;       /* >= 1 */
+    uint64_t checkpoint_steps;   /* 0: no checkpoints */
+    uint64_t checkpoint_size;    /* bytes */
+    bool direct;                 /* O_DIRECT reads; sizes rounded to 4 KiB */
+    bool readonly;               /* lay out nothing, write no checkpoint */
+    lb_progress_fn progress;     /* optional: "layout", then "train" */
+    void *progress_arg;
+    lb_train_sample_fn on_sample;        /* optional test hook */
+    void *on_sample_arg;
+};
+
+struct lb_train_epoch {
+    uint64_t time_ns;
+    uint64_t samples;
+};
+
+struct lb_train_cpu {
+    uint64_t usr_ns, sys_ns;
+};
+
+struct lb_train_result {
+    uint64_t samples;            /* read, all epochs */
+    uint64_t bytes;
+    uint64_t steps;              /* batches consumed */
+    uint64_t time_ns;            /* sum of epoch times */
+    double samples_per_s, bw_bytes, au;
+    uint64_t compute_ns;         /* over all accelerators */
+    uint64_t wait_ns;            /* over all accelerators */
+    uint32_t nepochs;            /* epochs completed */
+    struct lb_train_epoch *epochs;
+    struct lb_hist *batch_wait;  /* ns an accelerator waited per step */
+    struct lb_hist *sample_read; /* ns per sample: pread, or open + pread +
+                                    close for one sample per file */
+    uint64_t checkpoints;
+    struct lb_hist *checkpoint;  /* ns per checkpoint written */
+    uint64_t laid_out_files;     /* written by the layout step */
+    uint64_t laid_out_bytes;
+    uint64_t layout_ns;
+    uint32_t nreaders;
+    struct lb_train_cpu *reader_cpu;     /* per reader thread */
+    struct lb_train_cpu cpu;     /* all reader threads */
+    int stopped;                 /* the progress callback asked to stop */
+    char err[512];
+};
+
+void lb_train_cfg_init(struct lb_train_cfg *cfg);
+/* What is wrong with cfg, in a few words, or NULL when it can run. */
+const char *lb_train_check(const struct lb_train_cfg *cfg);
+/* 0, -EINVAL for a bad cfg (message in result->err), or the -errno of the
+ * first failure.  Free the result with lb_train_result_free in every case. */
+int lb_train_run(const struct lb_train_cfg *cfg, struct lb_train_result *result);
+void lb_train_result_free(struct lb_train_result *result);
+
+/* Deletes the dataset's files that luabench created (others stay), and
+ * its subdirectories once empty; *removed counts the files deleted.
+ * 0 or the -errno of the first failure (message in err). */
+int lb_train_remove(const struct lb_train_cfg *cfg, uint64_t *removed,
+                    char *err, size_t len);
+
+/* Size in bytes of sample j of file f, as laid out. */
+uint64_t lb_train_sample_size(const struct lb_train_cfg *cfg, uint64_t f, uint32_t j);
+/* Path of file f of the dataset. */
+int lb_train_path(const struct lb_train_cfg *cfg, uint64_t f, char *buf, size_t len);
+
+#endif

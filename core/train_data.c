@@ -1,0 +1,294 @@
+/*
+ * The dataset of a training emulation: sample sizes, file names, the
+ * layout step and the descriptors kept open.
+ *
+ * Sample sizes are a pure function of the sample number (not of the run's
+ * seed), so a dataset laid out once is reused by runs that shuffle with
+ * other seeds.  A file already present with the expected size is reused,
+ * whoever made it (it is only read); one with another size is rewritten
+ * only when it is luabench's (core/files.h), else the run fails.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+#include "files.h"
+#include "rng.h"
+#include "train_data.h"
+
+#define SIZE_KEY 0x3c6ef372fe94f82bull   /* sizes do not follow the seed */
+#define DIRECT_ALIGN 4096ull
+#define FD_RESERVE 64                    /* descriptors left for the rest */
+
+static uint64_t size_draw(const struct lb_train_value *v, uint64_t s)
+{
+    uint64_t x = SIZE_KEY ^ s * 0x9e3779b97f4a7c15ull;
+    uint64_t h1 = lb_rng_splitmix64(&x), h2 = lb_rng_splitmix64(&x);
+    switch (v->dist) {
+    case LB_TRAIN_UNIFORM:
+        return v->a + h1 % (v->b - v->a + 1);
+    case LB_TRAIN_NORMAL: {
+        double u1 = ((h1 >> 11) + 1) * 0x1.0p-53, u2 = (h2 >> 11) * 0x1.0p-53;
+        double z = sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
+        double y = (double)v->a + z * (double)v->b, hi = v->a + 4.0 * v->b;
+        return y < 1 ? 1 : y > hi ? (uint64_t)hi : (uint64_t)y;
+    }
+    default:
+        return v->a;
+    }
+}
+
+uint64_t lb_train_sample_size(const struct lb_train_cfg *c, uint64_t f, uint32_t j)
+{
+    uint64_t n = size_draw(&c->sample_size, f * c->samples_per_file + j);
+    n = n ? n : 1;
+    return c->direct ? (n + DIRECT_ALIGN - 1) & ~(DIRECT_ALIGN - 1) : n;
+}
+
+static uint32_t dataset_fanout(const struct lb_train_cfg *c)
+{
+    return c->files > LB_DATASET_FANOUT_OVER ? LB_DATASET_FANOUT : 0;
+}
+
+int lb_train_path(const struct lb_train_cfg *c, uint64_t f, char *buf, size_t len)
+{
+    int packed = c->format == LB_TRAIN_PACKED;
+    return lb_tree_path(buf, len, c->dir, dataset_fanout(c), packed ? "shard_" : "img_",
+                        packed ? 4 : 6, ".dat", f);
+}
+
+static uint64_t max_sample(const struct lb_train_cfg *c)
+{
+    const struct lb_train_value *v = &c->sample_size;
+    uint64_t n = v->dist == LB_TRAIN_UNIFORM ? v->b :
+                 v->dist == LB_TRAIN_NORMAL ? v->a + 4 * v->b : v->a;
+    n = n ? n : 1;
+    return (n + DIRECT_ALIGN - 1) & ~(DIRECT_ALIGN - 1);
+}
+
+static int offsets_init(struct lb_dataset *d)
+{
+    const struct lb_train_cfg *c = d->cfg;
+    if (c->format != LB_TRAIN_PACKED || c->sample_size.dist == LB_TRAIN_FIXED)
+        return 0;
+    d->offsets = malloc(d->nsamples * sizeof *d->offsets);
+    if (d->offsets == NULL)
+        return -ENOMEM;
+    for (uint64_t f = 0, s = 0; f < c->files; f++) {
+        uint64_t off = 0;
+        for (uint32_t j = 0; j < c->samples_per_file; j++, s++) {
+            d->offsets[s] = off;
+            off += lb_train_sample_size(c, f, j);
+        }
+    }
+    return 0;
+}
+
+int lb_dataset_init(struct lb_dataset *d, const struct lb_train_cfg *c,
+                    char *err, size_t len)
+{
+    memset(d, 0, sizeof *d);
+    d->cfg = c;
+    d->nsamples = c->files * c->samples_per_file;
+    d->fanout = dataset_fanout(c);
+    d->max_sample = max_sample(c);
+    d->oflags = O_RDONLY | O_CLOEXEC | (c->direct ? O_DIRECT : 0);
+    if (offsets_init(d) < 0) {
+        snprintf(err, len, "not enough memory for %llu sample offsets",
+                 (unsigned long long)d->nsamples);
+        return -ENOMEM;
+    }
+    return 0;
+}
+
+void lb_dataset_free(struct lb_dataset *d)
+{
+    if (d->fds)
+        for (uint64_t f = 0; f < d->cfg->files; f++)
+            if (d->fds[f] >= 0)
+                close(d->fds[f]);
+    free(d->fds);
+    free(d->offsets);
+    d->fds = NULL;
+    d->offsets = NULL;
+}
+
+uint64_t lb_dataset_file_size(const struct lb_dataset *d, uint64_t f)
+{
+    const struct lb_train_cfg *c = d->cfg;
+    uint32_t last = c->samples_per_file - 1;
+    if (c->format != LB_TRAIN_PACKED)
+        return lb_train_sample_size(c, f, 0);
+    if (d->offsets == NULL)
+        return c->samples_per_file * lb_train_sample_size(c, f, 0);
+    return d->offsets[f * c->samples_per_file + last] + lb_train_sample_size(c, f, last);
+}
+
+static int fail(char *err, size_t len, const char *what, const char *path, int e)
+{
+    snprintf(err, len, "%s %s: %s", what, path, strerror(-e));
+    return e;
+}
+
+int lb_dataset_mkdirs(const struct lb_dataset *d, char *err, size_t len)
+{
+    char path[PATH_MAX];
+    const char *dir = d->cfg->dir;
+    if (d->cfg->readonly)
+        return 0;                       /* a missing file will say so */
+    if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+        return fail(err, len, "mkdir", dir, -errno);
+    if (d->fanout == 0)
+        return 0;
+    for (uint64_t i = 0; i * d->fanout < d->cfg->files; i++) {
+        int rc = lb_tree_dir(path, sizeof path, dir, i);
+        if (rc < 0)
+            return fail(err, len, "mkdir", dir, rc);
+        if (mkdir(path, 0755) < 0 && errno != EEXIST)
+            return fail(err, len, "mkdir", path, -errno);
+    }
+    return 0;
+}
+
+/* Writes size bytes of the pattern, each 4 KiB block stamped with the
+ * file number so that no two blocks of the dataset are alike. */
+static int write_pattern(int fd, uint64_t f, uint64_t size, char *buf, size_t buflen)
+{
+    uint64_t done = 0;
+    while (done < size) {
+        size_t n = size - done < buflen ? size - done : buflen;
+        for (size_t b = 0; b + 16 <= n; b += 4096) {
+            uint64_t stamp[2] = {f, done + b};
+            memcpy(buf + b, stamp, sizeof stamp);
+        }
+        ssize_t w = write(fd, buf, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return w < 0 ? -errno : -EIO;
+        done += (uint64_t)w;
+    }
+    return 0;
+}
+
+/* A file with the wrong size: rewritten when ours, else refused. */
+static int open_for_layout(const char *path, int *fd)
+{
+    *fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (*fd >= 0)
+        return lb_file_mark(*fd, path);
+    if (errno != EEXIST)
+        return -errno;
+    if (lb_file_is_ours(path) <= 0)
+        return -EEXIST;
+    *fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+    return *fd < 0 ? -errno : 0;
+}
+
+int lb_dataset_layout(const struct lb_dataset *d, uint64_t f, char *buf,
+                      size_t buflen, char *err, size_t len)
+{
+    char path[PATH_MAX];
+    struct stat st;
+    uint64_t size = lb_dataset_file_size(d, f);
+    int fd = -1, rc = lb_train_path(d->cfg, f, path, sizeof path);
+    if (rc < 0)
+        return fail(err, len, "layout", d->cfg->dir, rc);
+    if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size == size)
+        return 0;
+    if (d->cfg->readonly) {
+        snprintf(err, len, "layout %s: missing or not %llu bytes, and writing is "
+                 "not allowed (--readonly)", path, (unsigned long long)size);
+        return -EROFS;
+    }
+    rc = open_for_layout(path, &fd);
+    if (rc == -EEXIST) {
+        snprintf(err, len, "layout %s: exists with another size and was not "
+                 "created by luabench", path);
+        return rc;
+    }
+    if (rc == 0)
+        rc = write_pattern(fd, f, size, buf, buflen);
+    if (fd >= 0 && close(fd) < 0 && rc == 0)
+        rc = -errno;
+    return rc < 0 ? fail(err, len, "layout", path, rc) : 1;
+}
+
+/* Descriptors this process may still open. */
+static uint64_t fd_budget(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+        return 0;
+    if (rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+        getrlimit(RLIMIT_NOFILE, &rl);
+    }
+    return rl.rlim_cur > 4 * FD_RESERVE ? rl.rlim_cur - 2 * FD_RESERVE : 0;
+}
+
+/* O_DIRECT refused (tmpfs says EINVAL): one clear message up front. */
+static int probe_direct(const struct lb_dataset *d, char *err, size_t len)
+{
+    char path[PATH_MAX];
+    lb_train_path(d->cfg, 0, path, sizeof path);
+    int fd = open(path, d->oflags);
+    if (fd >= 0)
+        return close(fd), 0;
+    int e = errno;
+    if (e == EINVAL)
+        snprintf(err, len, "open %s: O_DIRECT is not supported by this filesystem", path);
+    else
+        fail(err, len, "open", path, -e);
+    return -e;
+}
+
+int lb_dataset_open(struct lb_dataset *d, char *err, size_t len)
+{
+    char path[PATH_MAX];
+    const struct lb_train_cfg *c = d->cfg;
+    int rc = c->direct ? probe_direct(d, err, len) : 0;
+    if (rc < 0 || c->format != LB_TRAIN_PACKED || c->files > fd_budget())
+        return rc;
+    d->fds = malloc(c->files * sizeof *d->fds);
+    if (d->fds == NULL)
+        return 0;                       /* fine: each read opens */
+    for (uint64_t f = 0; f < c->files; f++)
+        d->fds[f] = -1;
+    for (uint64_t f = 0; f < c->files; f++) {
+        lb_train_path(c, f, path, sizeof path);
+        d->fds[f] = open(path, d->oflags);
+        if (d->fds[f] < 0)
+            return fail(err, len, "open", path, -errno);
+    }
+    return 0;
+}
+
+int lb_train_remove(const struct lb_train_cfg *c, uint64_t *removed,
+                    char *err, size_t len)
+{
+    char path[PATH_MAX];
+    *removed = 0;
+    for (uint64_t f = 0; f < c->files; f++) {
+        int rc = lb_train_path(c, f, path, sizeof path);
+        if (rc >= 0)
+            rc = lb_file_unlink_ours(path);
+        if (rc == 0)
+            (*removed)++;
+        else if (rc != -ENOENT && rc != -EPERM)
+            return fail(err, len, "unlink", path, rc);
+    }
+    uint32_t fanout = dataset_fanout(c);
+    for (uint64_t i = 0; fanout && i * fanout < c->files; i++)
+        if (lb_tree_dir(path, sizeof path, c->dir, i) >= 0)
+            rmdir(path);                /* stays when not empty */
+    return 0;
+}

@@ -1,0 +1,65 @@
+/*
+ * The dataset of a training emulation (train.c): where each sample lives,
+ * how big it is, laying files out and opening them.  Sample s is sample
+ * s % samples_per_file of file s / samples_per_file.  Internal to
+ * train.c and train_data.c.
+ */
+#ifndef LB_TRAIN_DATA_H
+#define LB_TRAIN_DATA_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "train.h"
+
+#define LB_DATASET_FANOUT_OVER 10000   /* more files: subdirectories */
+#define LB_DATASET_FANOUT 1000         /* files per subdirectory */
+
+struct lb_dataset {
+    const struct lb_train_cfg *cfg;
+    uint64_t nsamples;           /* files * samples_per_file */
+    uint32_t fanout;             /* 0: all files in dir */
+    uint64_t max_sample;         /* bytes: the largest sample */
+    uint64_t *offsets;           /* packed, varying sizes: offset of each
+                                    sample; NULL otherwise */
+    int *fds;                    /* packed: descriptors kept open, or NULL
+                                    (then each read opens the file) */
+    int oflags;                  /* for reads */
+};
+
+/* 0, or -EINVAL/-ENOMEM with a message in err. */
+int lb_dataset_init(struct lb_dataset *d, const struct lb_train_cfg *cfg,
+                    char *err, size_t len);
+void lb_dataset_free(struct lb_dataset *d);
+
+/* Bytes file f holds. */
+uint64_t lb_dataset_file_size(const struct lb_dataset *d, uint64_t f);
+/* The subdirectories of the dataset, made when missing.  0 or -errno. */
+int lb_dataset_mkdirs(const struct lb_dataset *d, char *err, size_t len);
+/* Lays out file f unless it is there with the right size.  buf holds
+ * buflen bytes of pattern.  Returns 1 when written, 0 when reused, -errno
+ * on failure (message in err). */
+int lb_dataset_layout(const struct lb_dataset *d, uint64_t f, char *buf,
+                      size_t buflen, char *err, size_t len);
+/* Packed: opens every file once when the descriptor limit allows. */
+int lb_dataset_open(struct lb_dataset *d, char *err, size_t len);
+
+/* Where sample s is: its file, offset and length. */
+static inline void lb_dataset_locate(const struct lb_dataset *d, uint64_t s,
+                                     uint64_t *file, uint64_t *off, uint64_t *len)
+{
+    const struct lb_train_cfg *c = d->cfg;
+    uint32_t spf = c->samples_per_file;
+    uint64_t f = s / spf, j = s - f * spf;
+
+    *file = f;
+    if (c->sample_size.dist == LB_TRAIN_FIXED && !c->direct) {
+        *len = c->sample_size.a;
+        *off = c->format == LB_TRAIN_PACKED ? j * *len : 0;
+        return;
+    }
+    *len = lb_train_sample_size(c, f, (uint32_t)j);
+    *off = d->offsets ? d->offsets[s] :
+           c->format == LB_TRAIN_PACKED ? j * *len : 0;
+}
+
+#endif

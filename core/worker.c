@@ -1,0 +1,546 @@
+/*
+ * A worker thread: one clone of one job, from setup to results.
+ *
+ * Setup (before the start barrier): CPU affinity, a private descriptor
+ * table (unshare(CLONE_FILES), so fd lookups in the I/O syscalls touch no
+ * table shared with other threads, as fio's processes enjoy; skipped if the
+ * kernel refuses), opening its files, I/O slots with aligned buffers full
+ * of pseudo-random bytes, the engine.  It then reports ready and waits for
+ * lb_run_start.  After: startdelay, ramp, the measured loop (loop.c),
+ * end_fsync, final statistics, teardown.  The worker's results stay in
+ * struct lb_worker for lb_run_wait; everything else is freed at teardown.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "clock.h"
+#include "files.h"
+#include "stats_int.h"
+#include "worker.h"
+
+bool lb_job_writes_data(const struct lb_job *j)
+{
+    return j->rw != LB_RW_READ && j->rw != LB_RW_RANDREAD;
+}
+
+bool lb_job_writes(const struct lb_job *j)
+{
+    return lb_job_writes_data(j) && !j->verify_only;
+}
+
+int lb_cpus_parse(const char *s, cpu_set_t *set)
+{
+    CPU_ZERO(set);
+    while (*s) {
+        char *end;
+        unsigned long a, b;
+
+        while (*s == ' ')
+            s++;
+        a = b = strtoul(s, &end, 10);
+        if (end == s)
+            return -EINVAL;
+        s = end;
+        if (*s == '-') {
+            b = strtoul(s + 1, &end, 10);
+            if (end == s + 1)
+                return -EINVAL;
+            s = end;
+        }
+        if (a > b || b >= CPU_SETSIZE)
+            return -EINVAL;
+        for (unsigned long c = a; c <= b; c++)
+            CPU_SET(c, set);
+        if (*s == ',')
+            s++;
+        else if (*s && *s != ' ')
+            return -EINVAL;
+    }
+    return CPU_COUNT(set) ? 0 : -EINVAL;
+}
+
+static int fail(struct lb_worker *w, int err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int fail(struct lb_worker *w, int err, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(w->setup_msg, sizeof(w->setup_msg), fmt, ap);
+    va_end(ap);
+    return err;
+}
+
+/* setup */
+
+static unsigned dirs_of(const struct lb_worker *w)
+{
+    const struct lb_job *j = w->job;
+    unsigned m;
+
+    if (w->opsrc)
+        return 7;
+    switch (j->rw) {
+    case LB_RW_WRITE: case LB_RW_RANDWRITE: m = 1u << LB_WRITE; break;
+    case LB_RW_TRIM: case LB_RW_RANDTRIM: m = 1u << LB_TRIM; break;
+    case LB_RW_RW: case LB_RW_RANDRW: m = 1u << LB_READ | 1u << LB_WRITE; break;
+    default: m = 1u << LB_READ; break;
+    }
+    if (j->verify != LB_VERIFY_NONE)
+        m |= 1u << LB_READ;
+    return m;
+}
+
+static int set_affinity(struct lb_worker *w)
+{
+    cpu_set_t set;
+
+    if (!w->job->cpus_allowed || !*w->job->cpus_allowed)
+        return 0;
+    if (lb_cpus_parse(w->job->cpus_allowed, &set))
+        return fail(w, -EINVAL, "bad cpus_allowed '%s'", w->job->cpus_allowed);
+    if (sched_setaffinity(0, sizeof(set), &set) < 0)
+        return fail(w, -errno, "cannot set cpus_allowed=%s: %s", w->job->cpus_allowed,
+                    strerror(errno));
+    return 0;
+}
+
+static int check_aligned(struct lb_worker *w, const char *what, uint64_t v,
+                         unsigned align, const char *path)
+{
+    if (v % align == 0)
+        return 0;
+    return fail(w, -EINVAL, "direct=1: %s %llu is not a multiple of the logical block "
+                "size of %s (%u bytes)", what, (unsigned long long)v, path, align);
+}
+
+static int direct_check(struct lb_worker *w, const struct lb_file *f, int fd)
+{
+    struct stat st;
+    unsigned a;
+    int ret = 0;
+
+    if (fstat(fd, &st) < 0)
+        return fail(w, -errno, "cannot stat %s: %s", f->path, strerror(errno));
+    a = lb_file_direct_align(fd, &st);
+    for (unsigned d = 0; d < LB_DDIR_N && !ret; d++) {
+        if (!(w->dirs & (1u << d)))
+            continue;
+        ret = check_aligned(w, "bs", w->bs_lo[d], a, f->path) ?:
+              check_aligned(w, "bs", w->bs_hi[d], a, f->path);
+        for (unsigned i = 0; i < w->nbsw[d] && !ret; i++)
+            ret = check_aligned(w, "bs", w->bsw[d][i].bs, a, f->path);
+    }
+    if (!ret)
+        ret = check_aligned(w, "offset", f->file_offset, a, f->path);
+    if (!ret && w->gen.random)
+        ret = check_aligned(w, "blockalign", w->gen.align, a, f->path);
+    return ret;
+}
+
+static int open_files(struct lb_worker *w)
+{
+    const struct lb_job *j = w->job;
+
+    if (w->nofiles)
+        return 0;
+    for (unsigned i = 0; i < w->nfiles; i++) {
+        struct lb_file *f = &w->files[i];
+        int fd = lb_file_open(f->path, w->writes, j->direct, w->setup_msg,
+                              sizeof(w->setup_msg));
+        int ret;
+
+        if (fd < 0)
+            return fd;
+        f->fd = fd;
+        ret = j->direct ? direct_check(w, f, fd) : 0;
+        if (ret)
+            return ret;
+        if (j->invalidate)
+            posix_fadvise(fd, (off_t)f->file_offset, (off_t)f->size, POSIX_FADV_DONTNEED);
+    }
+    return 0;
+}
+
+static void fill_random(void *buf, size_t len, uint64_t seed)
+{
+    uint64_t *p = buf, x = seed | 1;
+
+    for (size_t i = 0; i < len / 8; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        p[i] = x;
+    }
+}
+
+static size_t buf_len_of(const struct lb_worker *w)
+{
+    size_t len = 0;
+
+    for (unsigned d = 0; d < LB_DDIR_N; d++) {
+        if (w->bs_hi[d] > len)
+            len = w->bs_hi[d];
+        for (unsigned i = 0; i < w->nbsw[d]; i++)
+            if (w->bsw[d][i].bs > len)
+                len = w->bsw[d][i].bs;
+    }
+    return (len + 4095) & ~(size_t)4095;
+}
+
+static unsigned clampu(unsigned v, unsigned lo, unsigned hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+static int alloc_slots(struct lb_worker *w)
+{
+    const struct lb_job *j = w->job;
+    unsigned depth = w->sync ? 1 : (j->iodepth ? j->iodepth : 1);
+
+    w->depth = depth;
+    w->buf_len = buf_len_of(w);
+    w->batch = clampu(j->iodepth_batch_submit, 1, depth);
+    w->cmin = clampu(j->iodepth_batch_complete_min, 1, depth);
+    w->cmax = clampu(j->iodepth_batch_complete_max ? j->iodepth_batch_complete_max : depth,
+                     w->cmin, depth);
+    if (posix_memalign(&w->bufs, 4096, depth * w->buf_len)) {
+        w->bufs = NULL;
+        return fail(w, -ENOMEM, "cannot allocate %u buffers of %zu bytes", depth, w->buf_len);
+    }
+    fill_random(w->bufs, depth * w->buf_len, w->vseed);
+    w->ios = calloc(depth, sizeof(*w->ios));
+    w->evs = calloc(depth, sizeof(*w->evs));
+    w->freeq = calloc(depth, sizeof(*w->freeq));
+    w->queued = calloc(depth, sizeof(*w->queued));
+    w->busy = calloc(depth, 1);
+    if (!w->ios || !w->evs || !w->freeq || !w->queued || !w->busy)
+        return fail(w, -ENOMEM, "out of memory");
+    for (unsigned i = 0; i < depth; i++) {
+        w->ios[i].buf = (char *)w->bufs + i * w->buf_len;
+        w->ios[i].buf_index = (int)i;
+        w->freeq[i] = &w->ios[depth - 1 - i];
+    }
+    w->nfree = depth;
+    return 0;
+}
+
+static int alloc_stats(struct lb_worker *w)
+{
+    for (unsigned d = 0; d < LB_DDIR_N; d++) {
+        struct lb_dir_stats *ds = &w->st.dir[d];
+
+        if (!(w->dirs & (1u << d)))
+            continue;
+        if (lb_hist_new(&w->iv_clat[d]) || lb_hist_new(&ds->clat) ||
+            (!w->sync && (lb_hist_new(&ds->slat) || lb_hist_new(&ds->lat))))
+            return fail(w, -ENOMEM, "out of memory");
+    }
+    return 0;
+}
+
+static void pacing_setup(struct lb_worker *w)
+{
+    const struct lb_job *j = w->job;
+
+    for (unsigned d = 0; d < LB_DDIR_N; d++) {
+        w->rate_bps[d] = j->rate[d];
+        w->gap_ns[d] = j->rate_iops[d] ? 1000000000ull / j->rate_iops[d] : 0;
+        w->paced |= w->rate_bps[d] || w->gap_ns[d];
+    }
+    w->poisson = j->rate_process == LB_RATE_POISSON;
+    w->think_ns = j->thinktime * 1000;
+    w->think_every = j->thinktime_blocks ? j->thinktime_blocks : 1;
+    w->paced |= w->think_ns != 0;
+    if (w->writes && (j->fsync || j->fdatasync)) {
+        w->sync_every = j->fsync ? j->fsync : j->fdatasync;
+        w->sync_op = j->fsync ? LB_SYNC_OP : LB_DATASYNC_OP;
+    }
+}
+
+static void verify_setup(struct lb_worker *w)
+{
+    const struct lb_job *j = w->job;
+    bool v = j->verify != LB_VERIFY_NONE && !w->opsrc;
+
+    lb_verify_cfg_init(&w->vcfg, j->verify, j->verify_pattern);
+    w->verify_writes = v && lb_job_writes(j);
+    w->check_reads = v && !w->verify_writes;
+}
+
+static int engine_start(struct lb_worker *w)
+{
+    const struct lb_job *j = w->job;
+    struct lb_engine_cfg *c = &w->cfg;
+    int ret;
+
+    c->job = j;
+    c->depth = w->depth;
+    c->direct = j->direct;
+    c->files = w->files;
+    c->nfiles = w->nfiles;
+    c->bufs = w->bufs;
+    c->buf_len = w->buf_len;
+    c->clone = w->clone;
+    c->busy_clones = j->numjobs ? j->numjobs : 1;
+    c->why = w->why;
+    c->why_len = sizeof(w->why);
+    c->stop = &w->run->stop;
+    ret = w->eng->init(c, &w->priv);
+    if (ret < 0)
+        return fail(w, ret, "cannot start engine '%s' for job '%s': %s", w->eng->name,
+                    j->name, w->why[0] ? w->why : strerror(-ret));
+    w->engine_up = true;
+    for (unsigned i = 0; i < w->nfiles && w->eng->open_file && !w->nofiles; i++) {
+        ret = w->eng->open_file(w->priv, &w->files[i]);
+        if (ret < 0)
+            return fail(w, ret, "engine '%s' cannot use %s: %s", w->eng->name,
+                        w->files[i].path, strerror(-ret));
+    }
+    return 0;
+}
+
+static int opsrc_open(struct lb_worker *w)
+{
+    int ret;
+
+    if (!w->opsrc)
+        return 0;
+    w->ops = calloc(LB_OPBATCH, sizeof(*w->ops));
+    if (!w->ops)
+        return fail(w, -ENOMEM, "out of memory");
+    ret = w->opsrc->open(w->job->opsrc_arg, w->clone, &w->opstate);
+    if (ret < 0) {
+        w->opstate = NULL;
+        return fail(w, ret, "op source for clone %u of job '%s': %s", w->clone,
+                    w->job->name, strerror(-ret));
+    }
+    return 0;
+}
+
+static int alloc_gen(struct lb_worker *w)
+{
+    size_t n = w->nfiles ? w->nfiles : 1;
+
+    w->wf = calloc(n, sizeof(*w->wf));
+    w->wf_snap = calloc(n, sizeof(*w->wf));
+    w->wf_tmp = calloc(n, sizeof(*w->wf));
+    w->dist = calloc(n, sizeof(*w->dist));
+    if (!w->wf || !w->wf_snap || !w->wf_tmp || !w->dist)
+        return fail(w, -ENOMEM, "out of memory");
+    if (lb_gen_setup(w))
+        return fail(w, -EINVAL, "bad random_distribution parameter %g for job '%s'",
+                    w->job->random_param, w->job->name);
+    return 0;
+}
+
+/* A descriptor table of the thread's own.  Not under ThreadSanitizer,
+ * which tracks descriptors by number process-wide and would take fd 3 of
+ * two threads for one file. */
+static int private_fds(void)
+{
+#if !defined(__SANITIZE_THREAD__)
+    unshare(CLONE_FILES);
+#endif
+    return 0;
+}
+
+static int worker_setup(struct lb_worker *w)
+{
+    w->opsrc = w->job->opsrc;
+    w->dirs = dirs_of(w);
+    w->tmo_ns = w->job->io_timeout * 1000;
+    w->stopp = &w->run->stop;
+    w->intr0 = w->run->intr0;
+    w->trace = w->run->trace;
+    w->trace_arg = w->run->trace_arg;
+    verify_setup(w);
+    pacing_setup(w);
+    return set_affinity(w) ?: private_fds() ?: alloc_gen(w) ?:
+           open_files(w) ?: alloc_slots(w) ?: alloc_stats(w) ?:
+           engine_start(w) ?: opsrc_open(w);
+}
+
+/* results */
+
+static uint64_t tv_ns(struct timeval tv)
+{
+    return (uint64_t)tv.tv_sec * 1000000000ull + (uint64_t)tv.tv_usec * 1000ull;
+}
+
+static void cpu_usage(struct lb_worker *w)
+{
+    struct rusage ru;
+
+    if (getrusage(RUSAGE_THREAD, &ru) < 0)
+        return;
+    w->st.usr_ns = tv_ns(ru.ru_utime) - tv_ns(w->ru0.ru_utime);
+    w->st.sys_ns = tv_ns(ru.ru_stime) - tv_ns(w->ru0.ru_stime);
+    w->st.ctx = (uint64_t)(ru.ru_nvcsw - w->ru0.ru_nvcsw + ru.ru_nivcsw - w->ru0.ru_nivcsw);
+    w->st.majf = (uint64_t)(ru.ru_majflt - w->ru0.ru_majflt);
+    w->st.minf = (uint64_t)(ru.ru_minflt - w->ru0.ru_minflt);
+}
+
+static uint64_t hist_mem(const struct lb_hist *h)
+{
+    return h ? lb_hist_mem(h) : 0;
+}
+
+static uint64_t mem_of(const struct lb_worker *w)
+{
+    uint64_t m = sizeof(*w) + (uint64_t)w->depth * (w->buf_len + sizeof(*w->ios) + 3 * sizeof(void *) + 1);
+
+    m += w->nfiles * (sizeof(*w->files) + 3 * sizeof(*w->wf) + sizeof(*w->dist));
+    for (int d = 0; d < LB_DDIR_N; d++) {
+        m += hist_mem(w->iv_clat[d]) + hist_mem(w->st.dir[d].clat) +
+             hist_mem(w->st.dir[d].slat) + hist_mem(w->st.dir[d].lat);
+    }
+    return m;
+}
+
+static void stats_finish(struct lb_worker *w)
+{
+    struct lb_stats *s = &w->st;
+
+    for (int d = 0; d < LB_DDIR_N; d++) {
+        struct lb_dir_stats *ds = &s->dir[d];
+
+        if (w->sync && ds->clat && (ds->lat || lb_hist_new(&ds->lat) == 0))
+            lb_hist_add(ds->lat, ds->clat);
+        if (w->seen_max[d] && (ds->ios || ds->errors)) {
+            ds->bs_min = w->seen_min[d];
+            ds->bs_max = w->seen_max[d];
+        }
+        if (w->sync)
+            s->iodepth_level[0] += ds->ios;
+    }
+    s->mem_bytes = mem_of(w);
+    lb_stats_fill(s);
+    s->clones = 1;
+}
+
+static void worker_finish(struct lb_worker *w)
+{
+    uint64_t t = lb_clock_now();
+
+    w->t_end = t;
+    if (w->measuring) {
+        cpu_usage(w);
+        w->st.runtime_ns = t - w->t_measure;
+        lb_iv_publish(w, t, true);
+    }
+    stats_finish(w);
+    lb_worker_done(w);
+}
+
+static void worker_run(struct lb_worker *w)
+{
+    const struct lb_job *j = w->job;
+    struct lb_run *r = w->run;
+    uint64_t start = r->t_release + j->startdelay * 1000;
+    int end;
+
+    w->t0 = r->t0;
+    w->iv_len = r->iv_len;
+    w->ramp_end = start + j->ramp_time * 1000;
+    lb_iv_skip_to(w, (uint32_t)(w->ramp_end > w->t0 ? (w->ramp_end - w->t0) / w->iv_len : 0));
+    if (!j->startdelay || !lb_pause_until(w, start)) {
+        if (j->ramp_time) {
+            lb_worker_flags(w);
+            w->next_event = w->ramp_end;
+        } else {
+            lb_measure_begin(w, lb_clock_now());
+        }
+        end = lb_worker_io(w);
+        if (j->end_fsync && w->writes && (end == END_DONE || end == END_RUNTIME))
+            lb_sync_files(w, NULL, LB_SYNC_OP);
+    }
+    worker_finish(w);
+}
+
+/* teardown */
+
+static void worker_teardown(struct lb_worker *w)
+{
+    if (w->opstate)
+        w->opsrc->close(w->opstate);
+    w->opstate = NULL;
+    if (w->engine_up) {
+        for (unsigned i = 0; i < w->nfiles && w->eng->close_file; i++)
+            if (w->files[i].fd >= 0)
+                w->eng->close_file(w->priv, &w->files[i]);
+        w->eng->cleanup(w->priv);
+        w->engine_up = false;
+    }
+    for (unsigned i = 0; i < w->nfiles; i++) {
+        if (w->files[i].fd >= 0)
+            close(w->files[i].fd);
+        w->files[i].fd = -1;
+    }
+    free(w->bufs);
+    free(w->ios);
+    free(w->evs);
+    free(w->freeq);
+    free(w->queued);
+    free(w->busy);
+    free(w->ops);
+    free(w->wf);
+    free(w->wf_snap);
+    free(w->wf_tmp);
+    free(w->dist);
+    w->bufs = w->ios = NULL;
+    w->evs = w->freeq = w->queued = NULL;
+    w->busy = NULL;
+    w->ops = NULL;
+    w->wf = w->wf_snap = w->wf_tmp = NULL;
+    w->dist = NULL;
+}
+
+void *lb_worker_main(void *arg)
+{
+    struct lb_worker *w = arg;
+    struct lb_run *r = w->run;
+    int ret = worker_setup(w);
+    bool go;
+
+    pthread_mutex_lock(&r->mu);
+    w->setup_err = ret;
+    w->ready = true;
+    if (ret)
+        r->nfailed++;
+    else
+        r->nready++;
+    pthread_cond_broadcast(&r->cv_main);
+    while (r->phase == RUN_NEW || r->phase == RUN_PREPARED)
+        pthread_cond_wait(&r->cv_work, &r->mu);
+    go = !ret && r->phase == RUN_STARTED;
+    pthread_mutex_unlock(&r->mu);
+    if (go)
+        worker_run(w);
+    worker_teardown(w);
+    lb_run_unref(r);
+    return NULL;
+}
+
+void lb_worker_free(struct lb_worker *w)
+{
+    if (!w)
+        return;
+    worker_teardown(w);
+    for (unsigned i = 0; i < w->nfiles; i++)
+        free(w->files[i].path);
+    free(w->files);
+    for (int d = 0; d < LB_DDIR_N; d++)
+        lb_hist_free(w->iv_clat[d]);
+    lb_iv_nodes_free(w->spare);
+    lb_stats_release(&w->st);
+    lb_stats_release(&w->st_lost);
+    free(w);
+}

@@ -1,0 +1,658 @@
+/*
+ * The lb module: lb.run(spec) and the small functions scripts need around
+ * it.  A spec (a table of fio options) becomes core jobs; the run is
+ * started, its intervals are handed to the spec's stop rule on the main
+ * thread, and the results come back as fio-shaped tables (result.c).
+ * Workers never see Lua.  A run is held by a guard userdata so that a Lua
+ * error at any point stops and frees it.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "engine.h"
+#include "files.h"
+#include "hist.h"
+#include "options.h"
+#include "run.h"
+#include "lb.h"
+#include "result.h"
+#include "mpi.h"
+
+#define JOBS_MT "lb.jobs"
+#define RUN_MT "lb.runguard"
+
+int lb_usage_error(lua_State *L, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    luaL_where(L, 1);
+    lua_pushvfstring(L, fmt, ap);
+    va_end(ap);
+    lua_concat(L, 2);
+    lb_host.usage_error = 1;
+    return lua_error(L);
+}
+
+/* ---- jobs: a userdata array of struct lb_job, freed by __gc ---- */
+
+struct jobs_ud {
+    size_t n;
+    struct lb_job job[];
+};
+
+static int jobs_gc(lua_State *L)
+{
+    struct jobs_ud *u = luaL_checkudata(L, 1, JOBS_MT);
+    for (size_t i = 0; i < u->n; i++)
+        lb_job_free(&u->job[i]);
+    u->n = 0;
+    return 0;
+}
+
+static struct jobs_ud *new_jobs(lua_State *L, size_t n)
+{
+    struct jobs_ud *u = lua_newuserdatauv(L, sizeof *u + n * sizeof(struct lb_job), 0);
+    u->n = 0;
+    luaL_setmetatable(L, JOBS_MT);
+    return u;
+}
+
+static int is_meta_key(const char *k)
+{
+    static const char *const keys[] = {"stop", "jobs", "generator", "progress",
+                                       "label", NULL};
+    if (k[0] == '_')
+        return 1;
+    for (int i = 0; keys[i]; i++)
+        if (!strcmp(k, keys[i]))
+            return 1;
+    return 0;
+}
+
+/* The option value at the top of the stack as a string (numbers keep fio's
+ * meaning: 4096 is bytes, 60 is seconds). */
+static const char *value_string(lua_State *L, const char *key, char *buf, size_t len)
+{
+    switch (lua_type(L, -1)) {
+    case LUA_TSTRING:
+        return lua_tostring(L, -1);
+    case LUA_TBOOLEAN:
+        return lua_toboolean(L, -1) ? "1" : "0";
+    case LUA_TNUMBER:
+        if (lua_isinteger(L, -1))
+            snprintf(buf, len, "%lld", (long long)lua_tointeger(L, -1));
+        else
+            snprintf(buf, len, "%.17g", lua_tonumber(L, -1));
+        return buf;
+    default:
+        lb_usage_error(L, "option '%s' must be a string, number or boolean, not a %s",
+                       key, luaL_typename(L, -1));
+        return NULL;
+    }
+}
+
+/* Applies the options of the table at index t to job j; records the
+ * applied options as strings in the table at index opts. */
+static void set_one(lua_State *L, struct lb_job *j, const char *k, const char *v, int opts)
+{
+    char err[512] = "";
+    if (lb_job_set(j, k, v, err, sizeof err) < 0)
+        lb_usage_error(L, "%s", err);
+    if (err[0] && !lb_host.quiet)
+        fprintf(stderr, "luabench: note: %s\n", err);
+    lua_pushstring(L, v);
+    lua_setfield(L, opts, k);
+}
+
+static void apply_options(lua_State *L, int t, struct lb_job *j, int opts)
+{
+    char num[64];
+    /* kb_base changes how later sizes read, as in fio where it comes first */
+    if (lua_getfield(L, t, "kb_base") != LUA_TNIL)
+        set_one(L, j, "kb_base", value_string(L, "kb_base", num, sizeof num), opts);
+    lua_pop(L, 1);
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+        if (lua_type(L, -2) != LUA_TSTRING) {
+            if (lua_type(L, -2) == LUA_TNUMBER) {   /* array part: jobs list */
+                lua_pop(L, 1);
+                continue;
+            }
+            lb_usage_error(L, "spec keys must be option names, not a %s",
+                           luaL_typename(L, -2));
+        }
+        const char *k = lua_tostring(L, -2);
+        if (is_meta_key(k)) {
+            lua_pop(L, 1);
+            continue;
+        }
+        if (strcmp(k, "kb_base") != 0)
+            set_one(L, j, k, value_string(L, k, num, sizeof num), opts);
+        lua_pop(L, 1);
+    }
+}
+
+static void apply_host_flags(struct lb_job *j)
+{
+    if (lb_host.readonly)
+        j->readonly = true;
+    if (lb_host.allow_overwrite)
+        j->allow_overwrite = true;
+}
+
+static void finish_job(lua_State *L, struct lb_job *j)
+{
+    char err[512];
+    apply_host_flags(j);
+    if (j->name == NULL)
+        lb_job_set(j, "name", "job", err, sizeof err);
+    if (lb_job_check(j, err, sizeof err) < 0)
+        lb_usage_error(L, "job '%s': %s", j->name, err);
+}
+
+/* spec at index 1 -> jobs userdata (pushed) and an options table (pushed) */
+static struct jobs_ud *jobs_from_spec(lua_State *L)
+{
+    lua_getfield(L, 1, "jobs");
+    int has_jobs = lua_istable(L, -1);
+    size_t n = has_jobs ? lua_rawlen(L, -1) : 1;
+    lua_pop(L, 1);
+    if (has_jobs && n == 0)
+        lb_usage_error(L, "lb.run: 'jobs' is empty");
+    struct jobs_ud *u = new_jobs(L, n);
+    int ju = lua_gettop(L);
+    lua_newtable(L);
+    int opts = lua_gettop(L);
+    for (size_t i = 0; i < n; i++) {
+        lb_job_init(&u->job[i]);
+        u->n = i + 1;
+        apply_options(L, 1, &u->job[i], opts);
+        if (has_jobs) {
+            lua_getfield(L, 1, "jobs");
+            lua_rawgeti(L, -1, (lua_Integer)i + 1);
+            if (!lua_istable(L, -1))
+                lb_usage_error(L, "lb.run: jobs[%d] is not a table", (int)i + 1);
+            lua_newtable(L);
+            apply_options(L, lua_gettop(L) - 1, &u->job[i], lua_gettop(L));
+            lua_pop(L, 3);
+        }
+        finish_job(L, &u->job[i]);
+    }
+    (void)ju;
+    return u;
+}
+
+/* ---- the run guard ---- */
+
+struct run_ud {
+    struct lb_run *run;
+    int started;
+};
+
+static int run_gc(lua_State *L)
+{
+    struct run_ud *u = luaL_checkudata(L, 1, RUN_MT);
+    if (u->run) {
+        if (u->started) {
+            lb_run_stop(u->run, "error");
+            lb_run_wait(u->run);
+        }
+        lb_run_free(u->run);
+        u->run = NULL;
+    }
+    return 0;
+}
+
+/* total so far per direction: counters and a cumulative clat histogram */
+struct running_total {
+    uint64_t ios[LB_DDIR_N], bytes[LB_DDIR_N];
+    struct lb_hist *clat[LB_DDIR_N];
+    double elapsed_s;
+};
+
+static void push_total(lua_State *L, const struct running_total *t)
+{
+    static const char *const names[LB_DDIR_N] = {"read", "write", "trim"};
+    lua_createtable(L, 0, LB_DDIR_N);
+    for (int d = 0; d < LB_DDIR_N; d++) {
+        lua_createtable(L, 0, 5);
+        lua_pushinteger(L, (lua_Integer)t->ios[d]);
+        lua_setfield(L, -2, "ios");
+        lua_pushinteger(L, (lua_Integer)t->bytes[d]);
+        lua_setfield(L, -2, "bytes");
+        lua_pushnumber(L, t->elapsed_s > 0 ? t->ios[d] / t->elapsed_s : 0);
+        lua_setfield(L, -2, "iops");
+        lua_pushnumber(L, t->elapsed_s > 0 ? t->bytes[d] / t->elapsed_s : 0);
+        lua_setfield(L, -2, "bw_bytes");
+        lb_push_hist(L, lb_hist_dup(t->clat[d]));
+        lua_setfield(L, -2, "clat_hist");
+        lua_setfield(L, -2, names[d]);
+    }
+}
+
+/* Calls stop(iv); returns the reason string (on the stack) or NULL. */
+static const char *call_stop(lua_State *L, int stopfn, int ivs, const struct running_total *t)
+{
+    lua_pushvalue(L, stopfn);
+    lua_createtable(L, 0, 5);
+    lua_Integer n = (lua_Integer)lua_rawlen(L, ivs);
+    lua_pushinteger(L, n);
+    lua_setfield(L, -2, "index");
+    lua_pushnumber(L, t->elapsed_s);
+    lua_setfield(L, -2, "elapsed_s");
+    lua_rawgeti(L, ivs, n);
+    lua_setfield(L, -2, "interval");
+    lua_pushvalue(L, ivs);
+    lua_setfield(L, -2, "intervals");
+    push_total(L, t);
+    lua_setfield(L, -2, "total");
+    lua_call(L, 1, 1);    /* errors propagate; the guard stops the run */
+    if (!lua_toboolean(L, -1)) {
+        lua_pop(L, 1);
+        return NULL;
+    }
+    if (lua_type(L, -1) != LUA_TSTRING) {
+        lua_pop(L, 1);
+        lua_pushstring(L, "stop rule");
+    }
+    return lua_tostring(L, -1);
+}
+
+static void free_total(struct running_total *t)
+{
+    for (int d = 0; d < LB_DDIR_N; d++) {
+        lb_hist_free(t->clat[d]);
+        t->clat[d] = NULL;
+    }
+}
+
+/* Hands each interval to Lua (the intervals list at ivs) and to the stop
+ * rule at stopfn (0 = none). */
+static void drive_intervals(lua_State *L, struct lb_run *run, int stopfn, int ivs)
+{
+    struct running_total t = {0};
+    for (int d = 0; d < LB_DDIR_N; d++)
+        if (lb_hist_new(&t.clat[d]) < 0) {
+            free_total(&t);
+            luaL_error(L, "lb.run: not enough memory");
+        }
+    const struct lb_interval *iv;
+    int rc;
+    while ((rc = lb_run_next_interval(run, &iv)) == 1) {
+        lb_push_interval(L, iv);
+        lua_rawseti(L, ivs, (lua_Integer)lua_rawlen(L, ivs) + 1);
+        if (!stopfn)
+            continue;
+        for (int d = 0; d < LB_DDIR_N; d++) {
+            t.ios[d] += iv->ios[d];
+            t.bytes[d] += iv->bytes[d];
+            if (iv->clat[d])
+                lb_hist_add(t.clat[d], iv->clat[d]);
+        }
+        t.elapsed_s = iv->end_ns / 1e9;
+        const char *why = call_stop(L, stopfn, ivs, &t);
+        if (why) {
+            lb_run_stop(run, why);
+            lua_pop(L, 1);
+        }
+    }
+    free_total(&t);
+    if (rc < 0)
+        luaL_error(L, "lb.run: %s", lb_run_error(run));
+}
+
+static int run_failed(lua_State *L, struct lb_run *run, int rc)
+{
+    if (rc == -EINVAL || rc == -EPERM)
+        lb_host.usage_error = 1;
+    return luaL_error(L, "%s", lb_run_error(run));
+}
+
+static void set_field_int(lua_State *L, const char *k, uint64_t v)
+{
+    lua_pushinteger(L, (lua_Integer)v);
+    lua_setfield(L, -2, k);
+}
+
+/* result.hosts: one row per rank */
+static void push_hosts(lua_State *L, const struct lb_cluster *c)
+{
+    lua_createtable(L, c->nranks, 0);
+    for (int i = 0; i < c->nranks; i++) {
+        const struct lb_host_row *h = &c->rows[i];
+        double secs = h->runtime_ns / 1e9;
+        lua_createtable(L, 0, 8);
+        lua_pushstring(L, h->host);
+        lua_setfield(L, -2, "hostname");
+        set_field_int(L, "rank", (uint64_t)h->rank);
+        set_field_int(L, "bytes", h->bytes);
+        set_field_int(L, "ios", h->ios);
+        lua_pushnumber(L, secs > 0 ? h->ios / secs : 0);
+        lua_setfield(L, -2, "iops");
+        lua_pushnumber(L, secs > 0 ? h->bytes / secs : 0);
+        lua_setfield(L, -2, "bw_bytes");
+        set_field_int(L, "p99_ns", h->p99_ns);
+        set_field_int(L, "runtime_ns", h->runtime_ns);
+        lua_rawseti(L, -2, i + 1);
+    }
+}
+
+/* the run's own intervals as a list */
+static struct lb_ivs run_ivs(lua_State *L, const struct lb_run *run)
+{
+    size_t n = lb_run_nintervals(run);
+    const struct lb_interval **v = lua_newuserdatauv(L, (n ? n : 1) * sizeof *v, 0);
+    for (size_t i = 0; i < n; i++)
+        v[i] = lb_run_interval(run, i);
+    return (struct lb_ivs){v, n};
+}
+
+/* The result table: the run's total (or, under MPI, the cluster's), with
+ * per-job and per-clone tables beside it. */
+static void push_result(lua_State *L, struct lb_run *run, int opts, int ivs_tab)
+{
+    size_t nj = lb_run_njobs(run);
+    const struct lb_job *j0 = lb_run_job(run, 0);
+    struct lb_ivs ivs = run_ivs(L, run);
+    int anchor = lua_gettop(L);
+    struct lb_cluster cl;
+    int cluster = lb_mpi_size() > 1;
+    if (cluster) {
+        int rc = lb_mpi_cluster(lb_run_total(run), &ivs, &cl);
+        if (rc < 0) {
+            lb_cluster_free(&cl);
+            luaL_error(L, "lb.run: merging the ranks' results failed: %s", strerror(-rc));
+        }
+        struct lb_ivs civs = {cl.ivp, cl.niv};
+        lb_push_stats(L, &cl.total, j0->name, &civs);
+        push_hosts(L, &cl);
+        lua_setfield(L, -2, "hosts");
+        lua_newtable(L);
+        for (size_t i = 0; i < cl.niv; i++) {
+            lb_push_interval(L, &cl.iv[i]);
+            lua_rawseti(L, -2, (lua_Integer)i + 1);
+        }
+        lua_setfield(L, -2, "intervals");
+        lb_cluster_free(&cl);
+        lb_push_stats(L, lb_run_total(run), j0->name, &ivs);
+        lua_pushvalue(L, ivs_tab);
+        lua_setfield(L, -2, "intervals");
+        lua_setfield(L, -2, "local");
+    } else {
+        lb_push_stats(L, lb_run_total(run), j0->name, &ivs);
+        lua_pushvalue(L, ivs_tab);
+        lua_setfield(L, -2, "intervals");
+    }
+    int res = lua_gettop(L);
+    lua_pushnumber(L, lb_run_elapsed_ns(run) / 1e9);
+    lua_setfield(L, res, "elapsed");
+    lua_pushinteger(L, (lua_Integer)lb_run_laid_out(run));
+    lua_setfield(L, res, "laid_out");
+    const char *why = lb_run_stopped_by(run);
+    if (why) {
+        lua_pushstring(L, why);
+        lua_setfield(L, res, "stopped_by");
+    }
+    lua_pushboolean(L, lb_run_partial(run));
+    lua_setfield(L, res, "partial");
+    lua_pushvalue(L, opts);
+    lua_setfield(L, res, "options");
+    lua_createtable(L, (int)nj, 0);
+    lua_createtable(L, 0, 0);
+    int clones = lua_gettop(L);
+    for (size_t j = 0; j < nj; j++) {
+        const struct lb_job *job = lb_run_job(run, j);
+        lb_push_stats(L, lb_run_job_stats(run, j), job->name, nj == 1 ? &ivs : NULL);
+        lua_rawseti(L, clones - 1, (lua_Integer)j + 1);
+        if (job->group_reporting)
+            continue;
+        for (size_t c = 0; c < job->numjobs; c++) {
+            lb_push_stats(L, lb_run_clone_stats(run, j, c), job->name, NULL);
+            lua_rawseti(L, clones, (lua_Integer)lua_rawlen(L, clones) + 1);
+        }
+    }
+    lua_setfield(L, res, "clones");
+    lua_setfield(L, res, "jobs");
+    lua_remove(L, anchor);
+}
+
+/* lb.check(spec) -> true: the checks lb.run makes before it starts
+ * anything (option names, values, combinations), raising the same errors;
+ * lets a caller refuse a whole plan of runs before the first one starts. */
+static int l_check(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 1);
+    jobs_from_spec(L);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+static int l_run(lua_State *L)
+{
+    char err[512];
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 1);
+    if (lb_host.signal)
+        return luaL_error(L, "interrupted");
+    struct jobs_ud *jobs = jobs_from_spec(L);        /* 2: jobs, 3: opts */
+    lua_getfield(L, 1, "stop");                       /* 4 */
+    int stopfn = lua_isnil(L, 4) ? 0 : 4;
+    if (stopfn && !lua_isfunction(L, 4) && !luaL_getmetafield(L, 4, "__call"))
+        lb_usage_error(L, "lb.run: 'stop' must be a function");
+    lua_settop(L, 4);
+    lua_newtable(L);                                  /* 5: intervals */
+    struct run_ud *g = lua_newuserdatauv(L, sizeof *g, 0);   /* 6 */
+    g->run = NULL;
+    g->started = 0;
+    luaL_setmetatable(L, RUN_MT);
+    int rc = lb_run_new(&g->run, jobs->job, jobs->n, err, sizeof err);
+    if (rc < 0) {
+        g->run = NULL;
+        lb_host.usage_error = 1;
+        return luaL_error(L, "%s", err);
+    }
+    rc = lb_run_prepare(g->run);
+    if (rc < 0)
+        return run_failed(L, g->run, rc);
+    g->started = 1;
+    lb_mpi_barrier();                 /* every rank starts the timed phase together */
+    rc = lb_run_start(g->run);
+    if (rc < 0)
+        return run_failed(L, g->run, rc);
+    drive_intervals(L, g->run, stopfn, 5);
+    g->started = 0;
+    rc = lb_run_wait(g->run);
+    if (rc < 0)
+        return run_failed(L, g->run, rc);
+    push_result(L, g->run, 3, 5);
+    lb_run_free(g->run);
+    g->run = NULL;
+    return 1;
+}
+
+/* ---- small helpers ---- */
+
+static int l_now(lua_State *L)
+{
+    lua_pushnumber(L, lb_clock_mono_ns() / 1e9);
+    return 1;
+}
+
+static int l_sleep(lua_State *L)
+{
+    double s = luaL_checknumber(L, 1);
+    luaL_argcheck(L, s >= 0 && isfinite(s), 1, "seconds must be a non-negative number");
+    struct timespec ts = {(time_t)s, (long)((s - floor(s)) * 1e9)};
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR && !lb_host.signal)
+        ;
+    return 0;
+}
+
+static int l_clock(lua_State *L)
+{
+    lua_pushstring(L, lb_clock_name());
+    return 1;
+}
+
+static int l_options(lua_State *L)
+{
+    lua_newtable(L);
+    int i = 0;
+    for (const struct lb_opt *o = lb_opts; o->name; o++) {
+        lua_createtable(L, 0, 5);
+        lua_pushstring(L, o->name);
+        lua_setfield(L, -2, "name");
+        if (o->alias) {
+            lua_pushstring(L, o->alias);
+            lua_setfield(L, -2, "alias");
+        }
+        lua_pushstring(L, lb_opt_type_name(o));
+        lua_setfield(L, -2, "type");
+        if (o->values) {
+            lua_pushstring(L, o->values);
+            lua_setfield(L, -2, "values");
+        }
+        lua_pushstring(L, o->help ? o->help : "");
+        lua_setfield(L, -2, "help");
+        lua_rawseti(L, -2, ++i);
+    }
+    lua_newtable(L);
+    i = 0;
+    for (const char *const *ig = lb_opts_ignored; *ig; ig++) {
+        lua_pushstring(L, *ig);
+        lua_rawseti(L, -2, ++i);
+    }
+    return 2;
+}
+
+static int l_engines(lua_State *L)
+{
+    lua_newtable(L);
+    int i = 0;
+    for (const struct lb_engine_ops *const *e = lb_engines; *e; e++) {
+        char why[256] = "";
+        int ok = lb_engine_probe(*e, why, sizeof why) == 0;
+        lua_createtable(L, 0, 3);
+        lua_pushstring(L, (*e)->name);
+        lua_setfield(L, -2, "name");
+        lua_pushboolean(L, ok);
+        lua_setfield(L, -2, "supported");
+        if (!ok) {
+            lua_pushstring(L, why);
+            lua_setfield(L, -2, "why");
+        }
+        lua_rawseti(L, -2, ++i);
+    }
+    return 1;
+}
+
+/* lb.report(result [, options]): prints luabench.report's text summary. */
+static int l_report(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 2);
+    lua_getglobal(L, "require");
+    lua_pushstring(L, "luabench.report");
+    lua_call(L, 1, 1);
+    lua_getfield(L, -1, "text");
+    lua_pushvalue(L, 1);
+    lua_pushvalue(L, 2);
+    lua_call(L, 2, 1);
+    size_t len;
+    const char *s = luaL_checklstring(L, -1, &len);
+    if (lb_mpi_rank() != 0)
+        return 0;                     /* one report for the cluster */
+    fwrite(s, 1, len, stdout);
+    if (len && s[len - 1] != '\n')
+        fputc('\n', stdout);
+    fflush(stdout);
+    return 0;
+}
+
+/* lb.remove(path): deletes a file only if luabench created it.
+ * true | nil, message, errno name; a missing file is not an error. */
+static int l_remove(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    int rc = lb_file_unlink_ours(path);
+    if (rc == 0 || rc == -ENOENT) {
+        lua_pushboolean(L, 1);
+        return 1;
+    }
+    lua_pushnil(L);
+    if (rc == -EPERM)
+        lua_pushfstring(L, "%s: not created by luabench, left in place", path);
+    else
+        lua_pushfstring(L, "%s: %s", path, strerror(-rc));
+    lua_pushstring(L, lb_errno_name(-rc));
+    return 3;
+}
+
+/* lb.is_ours(path) -> boolean | nil, message */
+static int l_is_ours(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    int rc = lb_file_is_ours(path);
+    if (rc < 0) {
+        lua_pushnil(L);
+        lua_pushfstring(L, "%s: %s", path, strerror(-rc));
+        return 2;
+    }
+    lua_pushboolean(L, rc);
+    return 1;
+}
+
+static int l_interrupted(lua_State *L)
+{
+    lua_pushboolean(L, lb_host.signal != 0);
+    return 1;
+}
+
+static const luaL_Reg lb_funcs[] = {
+    {"run", l_run}, {"check", l_check}, {"now", l_now}, {"sleep", l_sleep}, {"clock", l_clock},
+    {"options", l_options}, {"engines", l_engines}, {"report", l_report},
+    {"interrupted", l_interrupted}, {"remove", l_remove}, {"is_ours", l_is_ours},
+    {NULL, NULL},
+};
+
+int luaopen_luabench(lua_State *L)
+{
+    luaL_newmetatable(L, JOBS_MT);
+    lua_pushcfunction(L, jobs_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_pop(L, 1);
+    luaL_newmetatable(L, RUN_MT);
+    lua_pushcfunction(L, run_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_pushcfunction(L, run_gc);
+    lua_setfield(L, -2, "__close");
+    lua_pop(L, 1);
+
+    luaL_newlib(L, lb_funcs);
+    lb_hist_open(L);
+    lb_json_open(L);
+    lb_sys_open(L);
+    lb_train_open(L);
+    lua_pushstring(L, LB_VERSION);
+    lua_setfield(L, -2, "version");
+    lua_pushboolean(L, lb_host.quiet);
+    lua_setfield(L, -2, "quiet");
+    lua_pushboolean(L, lb_host.readonly);
+    lua_setfield(L, -2, "readonly");
+    lua_pushboolean(L, lb_host.allow_overwrite);
+    lua_setfield(L, -2, "allow_overwrite");
+    lb_mpi_open(L);
+    if (lb_host.stdlib) {
+        lua_pushstring(L, lb_host.stdlib);
+        lua_setfield(L, -2, "stdlib");
+    }
+    return 1;
+}

@@ -1,0 +1,332 @@
+/*
+ * The luabench host, shaped like Lua's own lua.c: parse the command line,
+ * open a Lua state with the lb module, run the script under lua_pcall with
+ * a message handler, and turn the outcome into an exit status:
+ * 0 success, 1 runtime failure, 2 bad input, 130/143 interrupted.
+ * Signals only set a flag; a second SIGINT exits at once.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include <lua.h>
+#include <lauxlib.h>
+#include <lualib.h>
+
+#include "clock.h"
+#include "engine.h"
+#include "options.h"
+#include "run.h"
+#include "lb.h"
+#include "mpi.h"
+
+struct lb_host lb_host;
+
+static const char usage[] =
+"usage: luabench [options] SCRIPT.lua [key=value ...]\n"
+"       luabench [options] --fio JOBFILE... [--fio-option=value ...]\n"
+"       luabench fio [fio command-line options]\n"
+"\n"
+"Runs a benchmark scenario written in Lua; the key=value pairs reach the\n"
+"script in the global table 'args'.  Workloads use fio's option names.\n"
+"\n"
+"options:\n"
+"  -h, --help          this text, with every workload option\n"
+"  -v, --version       print the version\n"
+"  --list-engines      each I/O engine and whether this kernel runs it\n"
+"  -q, --quiet         no progress line, no notes\n"
+"  --readonly          open no file for writing and create none\n"
+"  --allow-overwrite   allow writing into files luabench did not create\n"
+"  --fio               run fio job files (see also: luabench fio --help)\n"
+"\n"
+"exit status: 0 ok, 1 run-time failure, 2 bad input, 130/143 interrupted\n"
+"\n"
+"workload options (lb.run{...}, fio job files, luabench fio --NAME=VALUE):\n";
+
+static void die_usage(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "luabench: ");
+    fprintf(stderr, fmt, arg);
+    fputc('\n', stderr);
+    exit(2);
+}
+
+static void on_signal(int sig)
+{
+    if (lb_host.signal && sig == SIGINT)
+        _exit(130);
+    lb_host.signal = sig;
+    lb_run_interrupt_all();
+}
+
+static void print_help(void)
+{
+    static char buf[1 << 16];
+    lb_opts_help(buf, sizeof buf);
+    fputs(usage, stdout);
+    fputs(buf, stdout);
+}
+
+static int list_engines(void)
+{
+    for (const struct lb_engine_ops *const *e = lb_engines; *e; e++) {
+        char why[256] = "";
+        int rc = lb_engine_probe(*e, why, sizeof why);
+        printf("%-10s %-13s %s\n", (*e)->name, rc == 0 ? "supported" : "unsupported",
+               rc == 0 ? ((*e)->help ? (*e)->help : "") : why);
+    }
+    return 0;
+}
+
+static int dir_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* The stdlib of the source tree for a binary in the build tree, else the
+ * installed one; LUABENCH_STDLIB overrides both. */
+static const char *find_stdlib(void)
+{
+    static char exe[PATH_MAX];
+    const char *env = getenv("LUABENCH_STDLIB");
+    if (env && *env)
+        return env;
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = 0;
+        char *slash = strrchr(exe, '/');
+        if (slash)
+            *slash = 0;
+        if (strcmp(exe, LB_BUILD_DIR) == 0 && dir_exists(LB_SRC_DIR "/stdlib"))
+            return LB_SRC_DIR "/stdlib";
+    }
+    if (dir_exists(LB_STDLIB_INSTALL "/stdlib"))
+        return LB_STDLIB_INSTALL "/stdlib";
+    return LB_SRC_DIR "/stdlib";
+}
+
+static int msghandler(lua_State *L)
+{
+    const char *msg = lua_tostring(L, 1);
+    if (msg == NULL) {
+        if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
+            return 1;
+        msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+    }
+    if (lb_host.usage_error)
+        return 1;                       /* bad input: one line, no traceback */
+    luaL_traceback(L, L, msg, 1);
+    return 1;
+}
+
+static void set_path(lua_State *L, const char *stdlib)
+{
+    lua_getglobal(L, "package");
+    lua_pushfstring(L, "%s/?.lua;%s/?/init.lua;./?.lua", stdlib, stdlib);
+    lua_setfield(L, -2, "path");
+    lua_pop(L, 1);
+}
+
+static void open_lb(lua_State *L)
+{
+    luaL_requiref(L, "luabench", luaopen_luabench, 0);
+    lua_setglobal(L, "lb");
+}
+
+/* args: key=value pairs as a table of strings; arg: the raw list, like lua.c */
+static int push_args(lua_State *L, char **argv, int argc, const char *script)
+{
+    lua_newtable(L);
+    for (int i = 0; i < argc; i++) {
+        const char *eq = strchr(argv[i], '=');
+        if (eq == NULL || eq == argv[i]) {
+            lua_pushstring(L, argv[i]);
+            lua_rawseti(L, -2, (lua_Integer)luaL_len(L, -2) + 1);
+            continue;
+        }
+        lua_pushlstring(L, argv[i], (size_t)(eq - argv[i]));
+        lua_pushstring(L, eq + 1);
+        lua_settable(L, -3);
+    }
+    lua_setglobal(L, "args");
+    lua_createtable(L, argc, 1);
+    lua_pushstring(L, script);
+    lua_rawseti(L, -2, 0);
+    for (int i = 0; i < argc; i++) {
+        lua_pushstring(L, argv[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setglobal(L, "arg");
+    return 0;
+}
+
+/* Prints the error; under MPI with several ranks, ends every rank. */
+static int report_error(lua_State *L, int status)
+{
+    const char *msg = lua_tostring(L, -1);
+    int code = (lb_host.usage_error || status == LUA_ERRSYNTAX) ? 2 : 1;
+    if (lb_host.signal)
+        code = lb_host.signal == SIGTERM ? 143 : 130;
+    if (lb_mpi_size() > 1) {
+        char host[64] = "";
+        gethostname(host, sizeof host - 1);
+        fprintf(stderr, "luabench: rank %d (%s): %s\n", lb_mpi_rank(), host, msg ? msg : "error");
+        lb_mpi_abort(code);
+    }
+    fprintf(stderr, "luabench: %s\n", msg ? msg : "error");
+    return code;
+}
+
+/* Runs chunk on top of the stack with the arguments; returns the exit code. */
+static int run_chunk(lua_State *L, int nargs)
+{
+    int base = lua_gettop(L) - nargs;
+    lua_pushcfunction(L, msghandler);
+    lua_insert(L, base);
+    int status = lua_pcall(L, nargs, 1, base);
+    lua_remove(L, base);
+    if (status != LUA_OK)
+        return report_error(L, status);
+    int code = 0;
+    if (lua_isinteger(L, -1))
+        code = (int)lua_tointeger(L, -1);
+    else if (lua_isboolean(L, -1) && !lua_toboolean(L, -1))
+        code = 1;
+    if (lb_host.signal)
+        code = lb_host.signal == SIGTERM ? 143 : 130;
+    return code;
+}
+
+static int run_script(lua_State *L, const char *script, char **argv, int argc)
+{
+    struct stat st;
+    if (stat(script, &st) != 0)
+        die_usage("cannot open script %s", script);
+    if (S_ISDIR(st.st_mode))
+        die_usage("script %s is a directory", script);
+    push_args(L, argv, argc, script);
+    lb_host.script = script;
+    int status = luaL_loadfile(L, script);
+    if (status != LUA_OK)
+        return report_error(L, LUA_ERRSYNTAX);
+    return run_chunk(L, 0);
+}
+
+/* luabench --fio FILE... / luabench fio ...: luabench.fio's main(argv). */
+static int run_fio(lua_State *L, char **argv, int argc, const char *first)
+{
+    lua_getglobal(L, "require");
+    lua_pushstring(L, "luabench.fio");
+    if (lua_pcall(L, 1, 1, 0) != LUA_OK)
+        return report_error(L, LUA_ERRRUN);
+    lua_getfield(L, -1, "main");
+    lua_createtable(L, argc + 1, 0);
+    int n = 0;
+    if (first) {
+        lua_pushstring(L, first);
+        lua_rawseti(L, -2, ++n);
+    }
+    for (int i = 0; i < argc; i++) {
+        lua_pushstring(L, argv[i]);
+        lua_rawseti(L, -2, ++n);
+    }
+    return run_chunk(L, 1);
+}
+
+static void reject_mpi_launch(void)
+{
+#ifndef LB_HAVE_MPI
+    const char *v = getenv("OMPI_COMM_WORLD_SIZE");
+    if (!v)
+        v = getenv("PMI_SIZE");
+    if (v && atoi(v) > 1)
+        die_usage("%s", "started by mpirun, but this build has no MPI support "
+                  "(install libopenmpi-dev and rebuild)");
+#endif
+}
+
+int main(int argc, char **argv)
+{
+    int i = 1, fio_mode = 0;
+    for (; i < argc && argv[i][0] == '-'; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            print_help();
+            return 0;
+        } else if (!strcmp(a, "-v") || !strcmp(a, "--version")) {
+            printf("luabench %s\n", LB_VERSION);
+            return 0;
+        } else if (!strcmp(a, "--list-engines")) {
+            return list_engines();
+        } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+            lb_host.quiet = 1;
+        } else if (!strcmp(a, "--readonly")) {
+            lb_host.readonly = 1;
+        } else if (!strcmp(a, "--allow-overwrite")) {
+            lb_host.allow_overwrite = 1;
+        } else if (!strcmp(a, "--fio")) {
+            fio_mode = 1;
+            i++;
+            break;
+        } else if (!strcmp(a, "--")) {
+            i++;
+            break;
+        } else {
+            die_usage("unknown option '%s' (see luabench --help)", a);
+        }
+    }
+    if (!fio_mode && i < argc && !strcmp(argv[i], "fio")) {
+        fio_mode = 2;
+        i++;
+    }
+    if (!fio_mode && i >= argc) {
+        fputs("usage: luabench [options] SCRIPT.lua [key=value ...] (see luabench --help)\n",
+              stderr);
+        return 2;
+    }
+    reject_mpi_launch();
+    int mpi_argc = argc;
+    char **mpi_argv = argv;
+    if (lb_mpi_init(&mpi_argc, &mpi_argv) < 0) {
+        fputs("luabench: MPI could not be initialised\n", stderr);
+        return 1;
+    }
+    int rc = lb_clock_init();
+    if (rc < 0) {
+        fprintf(stderr, "luabench: cannot set up the clock: %s\n", strerror(-rc));
+        return 1;
+    }
+    struct sigaction sa = {0};
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    lb_host.stdlib = find_stdlib();
+    lua_State *L = luaL_newstate();
+    if (L == NULL) {
+        fputs("luabench: cannot create a Lua state: not enough memory\n", stderr);
+        return 1;
+    }
+    luaL_openlibs(L);
+    set_path(L, lb_host.stdlib);
+    open_lb(L);
+    int code;
+    if (fio_mode == 1)
+        code = run_fio(L, argv + i, argc - i, "--fio");
+    else if (fio_mode == 2)
+        code = run_fio(L, argv + i, argc - i, NULL);
+    else
+        code = run_script(L, argv[i], argv + i + 1, argc - i - 1);
+    fflush(stdout);
+    lua_close(L);
+    lb_mpi_finalize();
+    return code;
+}

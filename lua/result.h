@@ -1,0 +1,21 @@
+/* Pushing core results onto the Lua stack (result.c). */
+#ifndef LB_RESULT_H
+#define LB_RESULT_H
+
+#include "run.h"
+#include "lb.h"
+
+/* A list of intervals (the run's, or merged over MPI ranks). */
+struct lb_ivs {
+    const struct lb_interval *const *v;
+    size_t n;
+};
+
+/* Pushes a fio-shaped job table for s; bw/iops samples come from ivs when
+ * given. */
+void lb_push_stats(lua_State *L, const struct lb_stats *s, const char *name,
+                   const struct lb_ivs *ivs);
+void lb_push_interval(lua_State *L, const struct lb_interval *iv);
+const char *lb_errno_name(int e);
+
+#endif

@@ -1,0 +1,339 @@
+/*
+ * System functions for scenario scripts, added to the lb table: page-cache
+ * control and inspection (fadvise, residency, drop_caches), atomic file
+ * writes for reports, directory creation and stat for file sets, and what
+ * a report says about the host (hostname, cpus, physical cores).
+ *
+ * Like Lua's own io library: a bad argument raises; a failure of the world
+ * returns nil, a message naming the path, and the errno name ("EACCES").
+ * Nothing here runs I/O for a benchmark; that is the core's business.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include "lb.h"
+
+#define RESIDENCY_CHUNK (256u << 20)   /* bytes mapped at a time by mincore */
+
+/* nil, "what: strerror", "ENAME" with errno e. */
+static int fail(lua_State *L, int e, const char *what)
+{
+    const char *name = strerrorname_np(e);
+    lua_pushnil(L);
+    lua_pushfstring(L, "%s: %s", what, strerror(e));
+    if (name)
+        lua_pushstring(L, name);
+    else
+        lua_pushfstring(L, "E%d", e);
+    return 3;
+}
+
+static int s_fadvise(lua_State *L)
+{
+    static const char *const names[] = {"dontneed", "willneed", NULL};
+    const char *path = luaL_checkstring(L, 1);
+    int which = luaL_checkoption(L, 2, NULL, names);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return fail(L, errno, path);
+    /* Dirty pages survive DONTNEED: write them back first. */
+    if (which == 0 && fdatasync(fd) != 0 && errno != EINVAL) {
+        int e = errno;
+        close(fd);
+        return fail(L, e, path);
+    }
+    int rc = posix_fadvise(fd, 0, 0, which == 0 ? POSIX_FADV_DONTNEED
+                                                : POSIX_FADV_WILLNEED);
+    close(fd);
+    if (rc != 0)
+        return fail(L, rc, path);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* Resident pages of [off, off+len) of fd, or -errno. */
+static long long resident_chunk(int fd, off_t off, size_t len, size_t page,
+                                unsigned char *vec)
+{
+    void *m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, off);
+    if (m == MAP_FAILED)
+        return -errno;
+    size_t n = (len + page - 1) / page;
+    long long res = 0;
+    if (mincore(m, len, vec) != 0)
+        res = -errno;
+    for (size_t i = 0; res >= 0 && i < n; i++)
+        res += vec[i] & 1;
+    munmap(m, len);
+    return res;
+}
+
+static int s_residency(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    struct stat st;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return fail(L, errno, path);
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return fail(L, e, path);
+    }
+    unsigned char *vec = malloc(RESIDENCY_CHUNK / page);
+    if (vec == NULL) {
+        close(fd);
+        return fail(L, ENOMEM, path);
+    }
+    long long resident = 0;
+    for (off_t off = 0; off < st.st_size && resident >= 0; off += RESIDENCY_CHUNK) {
+        size_t len = st.st_size - off < RESIDENCY_CHUNK ? (size_t)(st.st_size - off)
+                                                        : RESIDENCY_CHUNK;
+        long long r = resident_chunk(fd, off, len, page, vec);
+        resident = r < 0 ? r : resident + r;
+    }
+    free(vec);
+    close(fd);
+    if (resident < 0)
+        return fail(L, (int)-resident, path);
+    lua_pushinteger(L, resident);
+    lua_pushinteger(L, (st.st_size + (off_t)page - 1) / (off_t)page);
+    return 2;
+}
+
+static int s_drop_caches(lua_State *L)
+{
+    const char *path = "/proc/sys/vm/drop_caches";
+    sync();
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return fail(L, errno, path);
+    ssize_t n = write(fd, "3", 1);
+    int e = n == 1 ? 0 : n < 0 ? errno : EIO;
+    close(fd);
+    if (e)
+        return fail(L, e, path);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+static int s_isatty(lua_State *L)
+{
+    lua_pushboolean(L, isatty((int)luaL_checkinteger(L, 1)));
+    return 1;
+}
+
+static int write_all(int fd, const char *p, size_t len)
+{
+    while (len > 0) {
+        ssize_t n = write(fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -errno;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* The directory holding path, for the temporary file and the dir fsync. */
+static void dir_of(const char *path, char *dir, size_t len)
+{
+    const char *slash = strrchr(path, '/');
+    if (slash == NULL)
+        snprintf(dir, len, ".");
+    else if (slash == path)
+        snprintf(dir, len, "/");
+    else
+        snprintf(dir, len, "%.*s", (int)(slash - path), path);
+}
+
+static int fsync_dir(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    int rc = fsync(fd) == 0 ? 0 : -errno;
+    close(fd);
+    return rc;
+}
+
+/* Temporary file beside path, fsync, rename over path, fsync the dir. */
+static int s_write_atomic(lua_State *L)
+{
+    size_t len;
+    const char *path = luaL_checkstring(L, 1);
+    const char *text = luaL_checklstring(L, 2, &len);
+    char tmp[PATH_MAX], dir[PATH_MAX];
+    if (snprintf(tmp, sizeof tmp, "%s.XXXXXX", path) >= (int)sizeof tmp)
+        return fail(L, ENAMETOOLONG, path);
+    dir_of(path, dir, sizeof dir);
+    int fd = mkstemp(tmp);
+    if (fd < 0)
+        return fail(L, errno, path);
+    mode_t mask = umask(0);
+    umask(mask);
+    int rc = fchmod(fd, 0666 & ~mask) == 0 ? 0 : -errno;
+    if (rc == 0)
+        rc = write_all(fd, text, len);
+    if (rc == 0 && fsync(fd) != 0)
+        rc = -errno;
+    if (close(fd) != 0 && rc == 0)
+        rc = -errno;
+    if (rc == 0 && rename(tmp, path) != 0)
+        rc = -errno;
+    if (rc != 0) {
+        unlink(tmp);
+        return fail(L, -rc, path);
+    }
+    rc = fsync_dir(dir);
+    if (rc != 0)
+        return fail(L, -rc, dir);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* mkdir -p: every missing directory of path, mode 0777 & ~umask. */
+static int s_mkdir(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    char buf[PATH_MAX];
+    if (*path == 0)
+        return fail(L, ENOENT, "mkdir ''");
+    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
+        return fail(L, ENAMETOOLONG, path);
+    for (char *p = buf + 1; ; p++) {
+        if (*p != '/' && *p != 0)
+            continue;
+        char c = *p;
+        *p = 0;
+        struct stat st;
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+            return fail(L, errno, buf);
+        if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode))
+            return fail(L, ENOTDIR, buf);
+        if (c == 0)
+            break;
+        *p = c;
+    }
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+static const char *type_name(mode_t m)
+{
+    return S_ISREG(m) ? "file" : S_ISDIR(m) ? "directory" : S_ISBLK(m) ? "block"
+         : S_ISCHR(m) ? "char" : S_ISLNK(m) ? "link" : S_ISFIFO(m) ? "fifo"
+         : "other";
+}
+
+/* {type=, size=, mtime= (s, float), ino=, mode=}; follows links. */
+static int s_stat(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return fail(L, errno, path);
+    lua_createtable(L, 0, 5);
+    lua_pushstring(L, type_name(st.st_mode));
+    lua_setfield(L, -2, "type");
+    lua_pushinteger(L, st.st_size);
+    lua_setfield(L, -2, "size");
+    lua_pushnumber(L, st.st_mtim.tv_sec + st.st_mtim.tv_nsec / 1e9);
+    lua_setfield(L, -2, "mtime");
+    lua_pushinteger(L, (lua_Integer)st.st_ino);
+    lua_setfield(L, -2, "ino");
+    lua_pushinteger(L, st.st_mode & 07777);
+    lua_setfield(L, -2, "mode");
+    return 1;
+}
+
+static int s_hostname(lua_State *L)
+{
+    char name[HOST_NAME_MAX + 1];
+    if (gethostname(name, sizeof name) != 0)
+        return fail(L, errno, "gethostname");
+    name[HOST_NAME_MAX] = 0;
+    lua_pushstring(L, name);
+    return 1;
+}
+
+static int s_cpus(lua_State *L)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    lua_pushinteger(L, n > 0 ? n : 1);
+    return 1;
+}
+
+static long read_long(const char *dir, const char *file)
+{
+    char path[PATH_MAX];
+    long v = -1;
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    FILE *f = fopen(path, "re");
+    if (f) {
+        if (fscanf(f, "%ld", &v) != 1)
+            v = -1;
+        fclose(f);
+    }
+    return v;
+}
+
+/* Distinct (package, core) pairs among the CPUs with a topology. */
+static int s_physical_cores(lua_State *L)
+{
+    glob_t g;
+    long n = 0;
+    if (glob("/sys/devices/system/cpu/cpu[0-9]*/topology", 0, NULL, &g) == 0) {
+        long (*seen)[2] = calloc(g.gl_pathc, sizeof *seen);
+        for (size_t i = 0; seen && i < g.gl_pathc; i++) {
+            long pkg = read_long(g.gl_pathv[i], "physical_package_id");
+            long core = read_long(g.gl_pathv[i], "core_id");
+            long j = 0;
+            if (pkg < 0 || core < 0)
+                continue;
+            while (j < n && !(seen[j][0] == pkg && seen[j][1] == core))
+                j++;
+            if (j == n) {
+                seen[n][0] = pkg;
+                seen[n][1] = core;
+                n++;
+            }
+        }
+        free(seen);
+        globfree(&g);
+    }
+    if (n <= 0)
+        return s_cpus(L);
+    lua_pushinteger(L, n);
+    return 1;
+}
+
+int lb_sys_open(lua_State *L)
+{
+    static const luaL_Reg fns[] = {
+        {"fadvise", s_fadvise},
+        {"residency", s_residency},
+        {"drop_caches", s_drop_caches},
+        {"isatty", s_isatty},
+        {"write_atomic", s_write_atomic},
+        {"mkdir", s_mkdir},
+        {"stat", s_stat},
+        {"hostname", s_hostname},
+        {"cpus", s_cpus},
+        {"physical_cores", s_physical_cores},
+        {NULL, NULL},
+    };
+    luaL_setfuncs(L, fns, 0);
+    return 0;
+}

@@ -1,0 +1,616 @@
+/*
+ * lb.train{...} and lb.meta{...}: the Lua side of the training emulation
+ * (core/train.c) and of the small-file phases (core/meta.c).  Each checks
+ * its table of fields, fills the core cfg, runs it on the calling thread
+ * (progress, if given, is called there about once a second), and turns the
+ * core result into a table.  A core result is held by a guard userdata
+ * while the table is built, so a Lua error cannot leak it.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "hist.h"
+#include "meta.h"
+#include "train.h"
+#include "units.h"
+#include "lb.h"
+
+#define TRAIN_GUARD "lb.train.guard"
+#define META_GUARD "lb.meta.guard"
+
+static const double pcts[] = {1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90,
+                              95, 99, 99.5, 99.9, 99.95, 99.99};
+
+/* ---- reading fields ---- */
+
+struct fields {
+    lua_State *L;
+    int t;                       /* the table's index */
+    const char *fn;              /* "lb.train" */
+};
+
+static int field(struct fields *f, const char *name)
+{
+    lua_getfield(f->L, f->t, name);
+    if (!lua_isnil(f->L, -1))
+        return 1;
+    lua_pop(f->L, 1);
+    return 0;
+}
+
+static void bad(struct fields *f, const char *name, const char *what)
+{
+    lb_usage_error(f->L, "%s: field '%s' must be %s", f->fn, name, what);
+}
+
+static uint64_t get_uint(struct fields *f, const char *name, uint64_t def, uint64_t min)
+{
+    if (!field(f, name))
+        return def;
+    lua_State *L = f->L;
+    uint64_t v = 0;
+    int ok = lua_isinteger(L, -1) && lua_tointeger(L, -1) >= 0;
+    if (ok)
+        v = (uint64_t)lua_tointeger(L, -1);
+    else if (lua_type(L, -1) == LUA_TSTRING)
+        ok = lb_parse_u64(lua_tostring(L, -1), &v) == 0;
+    if (!ok || v < min)
+        bad(f, name, min ? "a positive integer" : "a non-negative integer");
+    lua_pop(L, 1);
+    return v;
+}
+
+/* A size at the top of the stack: bytes, or a string with fio's units. */
+static int top_size(lua_State *L, uint64_t *v)
+{
+    if (lua_isinteger(L, -1) && lua_tointeger(L, -1) >= 0) {
+        *v = (uint64_t)lua_tointeger(L, -1);
+        return 0;
+    }
+    if (lua_type(L, -1) == LUA_TSTRING)
+        return lb_parse_size(lua_tostring(L, -1), 1024, v);
+    return -EINVAL;
+}
+
+/* A time at the top of the stack, in ns: a number of seconds, or a string
+ * with a unit ("50ms", "200us", "500ns"; bare: seconds). */
+static int top_time_ns(lua_State *L, uint64_t *v)
+{
+    if (lua_type(L, -1) == LUA_TNUMBER) {
+        double s = lua_tonumber(L, -1);
+        if (!(s >= 0 && s < 1e9))
+            return -EINVAL;
+        *v = (uint64_t)llround(s * 1e9);
+        return 0;
+    }
+    if (lua_type(L, -1) != LUA_TSTRING)
+        return -EINVAL;
+    size_t len;
+    const char *s = lua_tolstring(L, -1, &len);
+    uint64_t us;
+    if (len > 2 && !strcmp(s + len - 2, "ns")) {
+        char buf[64];
+        snprintf(buf, sizeof buf, "%.*s", (int)(len - 2), s);
+        return lb_parse_u64(buf, v);
+    }
+    int rc = lb_parse_time_us(s, 1000000, &us);
+    *v = us * 1000;
+    return rc;
+}
+
+static uint64_t get_size(struct fields *f, const char *name, uint64_t def)
+{
+    uint64_t v = def;
+    if (field(f, name)) {
+        if (top_size(f->L, &v) < 0)
+            bad(f, name, "a size (bytes, or a string like \"4k\")");
+        lua_pop(f->L, 1);
+    }
+    return v;
+}
+
+static int get_bool(struct fields *f, const char *name, int def)
+{
+    if (!field(f, name))
+        return def;
+    if (!lua_isboolean(f->L, -1))
+        bad(f, name, "a boolean");
+    int v = lua_toboolean(f->L, -1);
+    lua_pop(f->L, 1);
+    return v;
+}
+
+/* One of names[] (NULL-terminated); returns its index. */
+static int get_enum(struct fields *f, const char *name, const char *const *names,
+                    int def, const char *what)
+{
+    if (!field(f, name))
+        return def;
+    const char *s = lua_tostring(f->L, -1);
+    for (int i = 0; s && lua_type(f->L, -1) == LUA_TSTRING && names[i]; i++)
+        if (!strcmp(s, names[i])) {
+            lua_pop(f->L, 1);
+            return i;
+        }
+    bad(f, name, what);
+    return def;
+}
+
+/* A sub-field of the table at the top of the stack. */
+static int sub_value(lua_State *L, const char *k, int (*parse)(lua_State *, uint64_t *),
+                     uint64_t *v)
+{
+    lua_getfield(L, -1, k);
+    int rc = lua_isnil(L, -1) ? -ENOENT : parse(L, v);
+    lua_pop(L, 1);
+    return rc;
+}
+
+/* fixed value, {dist="uniform", min=, max=} or {dist="normal", mean=,
+ * stddev=} (dist may be left out when mean is given) */
+static void get_value(struct fields *f, const char *name, struct lb_train_value *v,
+                      int (*parse)(lua_State *, uint64_t *), int uniform_ok,
+                      const char *what)
+{
+    lua_State *L = f->L;
+    if (!field(f, name))
+        return;
+    if (!lua_istable(L, -1)) {
+        v->dist = LB_TRAIN_FIXED;
+        v->b = 0;
+        if (parse(L, &v->a) < 0)
+            bad(f, name, what);
+        lua_pop(L, 1);
+        return;
+    }
+    lua_getfield(L, -1, "dist");
+    const char *d = lua_tostring(L, -1);
+    int uniform = d && !strcmp(d, "uniform");
+    int ok = d == NULL || uniform || !strcmp(d, "normal");
+    lua_pop(L, 1);
+    if (uniform && uniform_ok) {
+        v->dist = LB_TRAIN_UNIFORM;
+        ok = sub_value(L, "min", parse, &v->a) == 0 && sub_value(L, "max", parse, &v->b) == 0 &&
+             v->a <= v->b;
+    } else {
+        v->dist = LB_TRAIN_NORMAL;
+        v->b = 0;
+        int sd = sub_value(L, "stddev", parse, &v->b);
+        ok = ok && !uniform && sub_value(L, "mean", parse, &v->a) == 0 &&
+             (sd == 0 || sd == -ENOENT);
+        v->b = sd == 0 ? v->b : 0;
+    }
+    if (!ok)
+        bad(f, name, what);
+    lua_pop(L, 1);
+}
+
+/* Refuses fields not in known[] (a NULL-terminated list). */
+static void check_known(struct fields *f, const char *const *known)
+{
+    lua_State *L = f->L;
+    lua_pushnil(L);
+    while (lua_next(L, f->t)) {
+        lua_pop(L, 1);
+        const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+        int found = 0;
+        for (int i = 0; k && known[i]; i++)
+            found |= !strcmp(k, known[i]);
+        if (found)
+            continue;
+        luaL_Buffer b;
+        luaL_buffinit(L, &b);
+        for (int i = 0; known[i]; i++) {
+            luaL_addstring(&b, i ? ", " : "");
+            luaL_addstring(&b, known[i]);
+        }
+        luaL_pushresult(&b);
+        lb_usage_error(L, "%s: unknown field '%s' (known: %s)", f->fn,
+                       k ? k : luaL_typename(L, -2), lua_tostring(L, -1));
+    }
+}
+
+/* ---- progress: the Lua function, and interrupts ---- */
+
+struct progress {
+    lua_State *L;
+    int fn;                      /* index of the function, 0: none */
+    int failed;                  /* the function raised: message on top */
+};
+
+static int on_progress(void *arg, const char *phase, uint64_t done, uint64_t total)
+{
+    struct progress *p = arg;
+    if (lb_host.signal)
+        return 1;
+    if (!p->fn || p->failed)
+        return p->failed;
+    lua_pushvalue(p->L, p->fn);
+    lua_pushinteger(p->L, (lua_Integer)done);
+    lua_pushinteger(p->L, (lua_Integer)total);
+    lua_pushstring(p->L, phase);
+    if (lua_pcall(p->L, 3, 0, 0) != LUA_OK) {
+        p->failed = 1;                  /* raised after the run */
+        return 1;
+    }
+    return 0;
+}
+
+static void get_progress(struct fields *f, struct progress *p)
+{
+    p->L = f->L;
+    p->fn = 0;
+    p->failed = 0;
+    if (!field(f, "progress"))
+        return;
+    if (!lua_isfunction(f->L, -1))
+        bad(f, "progress", "a function (done, total, phase)");
+    p->fn = lua_gettop(f->L);           /* stays on the stack */
+}
+
+/* ---- pushing results ---- */
+
+static void set_int(lua_State *L, const char *k, uint64_t v)
+{
+    lua_pushinteger(L, (lua_Integer)v);
+    lua_setfield(L, -2, k);
+}
+
+static void set_num(lua_State *L, const char *k, double v)
+{
+    lua_pushnumber(L, isfinite(v) ? v : 0.0);
+    lua_setfield(L, -2, k);
+}
+
+/* fio's latency object: {min, max, mean, stddev, N, percentile = {..}} */
+static void push_latency(lua_State *L, const struct lb_hist *h)
+{
+    uint64_t n = lb_hist_count(h);
+    lua_createtable(L, 0, 6);
+    set_int(L, "min", n ? lb_hist_min(h) : 0);
+    set_int(L, "max", n ? lb_hist_max(h) : 0);
+    set_num(L, "mean", n ? lb_hist_mean(h) : 0);
+    set_num(L, "stddev", n > 1 ? lb_hist_stddev(h) : 0);
+    set_int(L, "N", n);
+    if (n == 0)
+        return;
+    lua_createtable(L, 0, (int)(sizeof pcts / sizeof pcts[0]));
+    for (size_t i = 0; i < sizeof pcts / sizeof pcts[0]; i++) {
+        lua_pushnumber(L, pcts[i]);
+        lua_pushinteger(L, (lua_Integer)lb_hist_percentile(h, pcts[i]));
+        lua_rawset(L, -3);              /* 50.0 becomes the key 50 */
+    }
+    lua_setfield(L, -2, "percentile");
+}
+
+static void set_hist(lua_State *L, const char *k, const struct lb_hist *h)
+{
+    struct lb_hist *c = lb_hist_dup(h);
+    if (c == NULL)
+        luaL_error(L, "not enough memory for a histogram");
+    lb_push_hist(L, c);
+    lua_setfield(L, -2, k);
+}
+
+static void set_cpu(lua_State *L, const char *k, uint64_t usr_ns, uint64_t sys_ns)
+{
+    lua_createtable(L, 0, 3);
+    set_num(L, "usr_s", usr_ns / 1e9);
+    set_num(L, "sys_s", sys_ns / 1e9);
+    lua_setfield(L, -2, k);
+}
+
+/* ---- lb.train ---- */
+
+static int train_guard_gc(lua_State *L)
+{
+    lb_train_result_free(luaL_checkudata(L, 1, TRAIN_GUARD));
+    return 0;
+}
+
+static const char *const train_fields[] = {
+    "dir", "files", "samples_per_file", "sample_size", "file_format", "batch_size",
+    "read_threads", "epochs", "shuffle", "seed", "compute_time", "prefetch",
+    "accelerators", "checkpoint", "direct", "progress", NULL,
+};
+
+static void get_checkpoint(struct fields *f, struct lb_train_cfg *c)
+{
+    if (!field(f, "checkpoint"))
+        return;
+    if (!lua_istable(f->L, -1))
+        bad(f, "checkpoint", "a table {every_steps=, size=}");
+    struct fields sub = {f->L, lua_gettop(f->L), "lb.train: checkpoint"};
+    static const char *const known[] = {"every_steps", "size", NULL};
+    check_known(&sub, known);
+    c->checkpoint_steps = get_uint(&sub, "every_steps", 0, 1);
+    c->checkpoint_size = get_size(&sub, "size", 0);
+    if (!c->checkpoint_steps || !c->checkpoint_size)
+        bad(f, "checkpoint", "a table {every_steps=, size=} of positive values");
+    lua_pop(f->L, 1);
+}
+
+static void train_cfg(struct fields *f, struct lb_train_cfg *c)
+{
+    static const char *const formats[] = {"one-sample-per-file", "packed", NULL};
+    static const char *const shuffles[] = {"none", "file", "sample", NULL};
+    check_known(f, train_fields);
+    lb_train_cfg_init(c);
+    if (!field(f, "dir") || lua_type(f->L, -1) != LUA_TSTRING)
+        bad(f, "dir", "a directory path (string)");
+    c->dir = lua_tostring(f->L, -1);    /* stays on the stack */
+    c->files = get_uint(f, "files", c->files, 1);
+    c->samples_per_file = (uint32_t)get_uint(f, "samples_per_file", 1, 1);
+    get_value(f, "sample_size", &c->sample_size, top_size, 1,
+              "a size, {dist=\"uniform\", min=, max=} or {dist=\"normal\", mean=, stddev=}");
+    c->format = get_enum(f, "file_format", formats, c->samples_per_file > 1,
+                         "\"one-sample-per-file\" or \"packed\"");
+    if (c->format == LB_TRAIN_ONE_PER_FILE && c->samples_per_file != 1)
+        bad(f, "samples_per_file", "1 with file_format=\"one-sample-per-file\"");
+    c->batch_size = (uint32_t)get_uint(f, "batch_size", c->batch_size, 1);
+    c->read_threads = (uint32_t)get_uint(f, "read_threads", c->read_threads, 1);
+    c->epochs = (uint32_t)get_uint(f, "epochs", c->epochs, 1);
+    c->shuffle = get_enum(f, "shuffle", shuffles, c->shuffle,
+                          "\"none\", \"file\" or \"sample\"");
+    c->seed = get_uint(f, "seed", 0, 0);
+    get_value(f, "compute_time", &c->compute_ns, top_time_ns, 0,
+              "a time (\"50ms\", seconds) or {mean=, stddev=}");
+    c->prefetch = (uint32_t)get_uint(f, "prefetch", c->prefetch, 1);
+    c->accelerators = (uint32_t)get_uint(f, "accelerators", c->accelerators, 1);
+    get_checkpoint(f, c);
+    c->direct = get_bool(f, "direct", 0);
+    c->readonly = lb_host.readonly;
+    if (c->readonly && c->checkpoint_steps)
+        lb_usage_error(f->L, "lb.train: checkpoints write files, and --readonly was given");
+}
+
+static void push_epochs(lua_State *L, const struct lb_train_result *r)
+{
+    lua_createtable(L, (int)r->nepochs, 0);
+    for (uint32_t e = 0; e < r->nepochs; e++) {
+        lua_createtable(L, 0, 2);
+        set_num(L, "time_s", r->epochs[e].time_ns / 1e9);
+        set_int(L, "samples", r->epochs[e].samples);
+        lua_rawseti(L, -2, (lua_Integer)e + 1);
+    }
+    lua_setfield(L, -2, "epochs");
+}
+
+static void push_train_cpu(lua_State *L, const struct lb_train_result *r)
+{
+    lua_createtable(L, 0, 3);
+    set_num(L, "usr_s", r->cpu.usr_ns / 1e9);
+    set_num(L, "sys_s", r->cpu.sys_ns / 1e9);
+    lua_createtable(L, (int)r->nreaders, 0);
+    for (uint32_t i = 0; i < r->nreaders; i++) {
+        lua_createtable(L, 0, 2);
+        set_num(L, "usr_s", r->reader_cpu[i].usr_ns / 1e9);
+        set_num(L, "sys_s", r->reader_cpu[i].sys_ns / 1e9);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_setfield(L, -2, "readers");
+    lua_setfield(L, -2, "cpu");
+}
+
+static void push_train(lua_State *L, const struct lb_train_result *r)
+{
+    lua_createtable(L, 0, 24);
+    set_int(L, "samples", r->samples);
+    set_num(L, "samples_per_s", r->samples_per_s);
+    set_int(L, "bytes", r->bytes);
+    set_num(L, "bw_bytes", r->bw_bytes);
+    set_num(L, "au", r->au);
+    set_int(L, "steps", r->steps);
+    set_num(L, "time_s", r->time_ns / 1e9);
+    set_num(L, "compute_s", r->compute_ns / 1e9);
+    set_num(L, "wait_s", r->wait_ns / 1e9);
+    push_epochs(L, r);
+    push_latency(L, r->batch_wait);
+    lua_setfield(L, -2, "batch_wait_ns");
+    push_latency(L, r->sample_read);
+    lua_setfield(L, -2, "sample_read_ns");
+    set_hist(L, "batch_wait_hist", r->batch_wait);
+    set_hist(L, "sample_read_hist", r->sample_read);
+    lua_createtable(L, 0, 3);
+    set_int(L, "count", r->checkpoints);
+    push_latency(L, r->checkpoint);
+    lua_setfield(L, -2, "time_ns");
+    set_hist(L, "hist", r->checkpoint);
+    lua_setfield(L, -2, "checkpoints");
+    push_train_cpu(L, r);
+    lua_createtable(L, 0, 3);
+    set_int(L, "files", r->laid_out_files);
+    set_int(L, "bytes", r->laid_out_bytes);
+    set_num(L, "time_s", r->layout_ns / 1e9);
+    lua_setfield(L, -2, "layout");
+    lua_pushboolean(L, r->stopped);
+    lua_setfield(L, -2, "stopped");
+}
+
+/* After a run: raises for a failure or an error in progress. */
+static void check_run(lua_State *L, const char *fn, int rc, const char *err,
+                      struct progress *p)
+{
+    if (p->failed)
+        lua_error(L);                   /* the progress function's error */
+    if (rc < 0)
+        luaL_error(L, "%s: %s", fn, err[0] ? err : strerror(-rc));
+}
+
+static int l_train(lua_State *L)
+{
+    struct lb_train_cfg c;
+    struct progress p;
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 1);
+    struct fields f = {L, 1, "lb.train"};
+    train_cfg(&f, &c);
+    const char *why = lb_train_check(&c);
+    if (why)
+        lb_usage_error(L, "lb.train: %s", why);
+    get_progress(&f, &p);
+    c.progress = on_progress;
+    c.progress_arg = &p;
+    struct lb_train_result *r = lua_newuserdatauv(L, sizeof *r, 0);
+    memset(r, 0, sizeof *r);
+    luaL_setmetatable(L, TRAIN_GUARD);
+    int rc = lb_train_run(&c, r);
+    check_run(L, "lb.train", rc, r->err, &p);
+    push_train(L, r);
+    lb_train_result_free(r);
+    return 1;
+}
+
+/* lb.train_remove(spec): deletes the dataset spec describes (only the
+ * files luabench created); returns how many files went. */
+static int l_train_remove(lua_State *L)
+{
+    struct lb_train_cfg c;
+    char err[512];
+    uint64_t n;
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 1);
+    struct fields f = {L, 1, "lb.train_remove"};
+    train_cfg(&f, &c);
+    if (lb_host.readonly)
+        lb_usage_error(L, "lb.train_remove: deleting files, and --readonly was given");
+    if (lb_train_remove(&c, &n, err, sizeof err) < 0)
+        return luaL_error(L, "lb.train_remove: %s", err);
+    lua_pushinteger(L, (lua_Integer)n);
+    return 1;
+}
+
+/* ---- lb.meta ---- */
+
+static int meta_guard_gc(lua_State *L)
+{
+    lb_meta_result_free(luaL_checkudata(L, 1, META_GUARD));
+    return 0;
+}
+
+static const char *const meta_fields[] = {
+    "dir", "files", "size", "fanout", "threads", "ops", "seed", "openfiles",
+    "progress", NULL,
+};
+
+static void get_ops(struct fields *f, struct lb_meta_cfg *c)
+{
+    lua_State *L = f->L;
+    if (!field(f, "ops"))
+        return;
+    size_t n = lua_istable(L, -1) ? lua_rawlen(L, -1) : 0;
+    if (n == 0 || n > LB_META_MAX_PHASES)
+        bad(f, "ops", "a list of 1 to 16 of create, stat, read, unlink, mkdir, readdir");
+    for (size_t i = 0; i < n; i++) {
+        lua_rawgeti(L, -1, (lua_Integer)i + 1);
+        int op = lua_type(L, -1) == LUA_TSTRING ? lb_meta_op_find(lua_tostring(L, -1)) : -1;
+        if (op < 0)
+            lb_usage_error(L, "lb.meta: field 'ops' has an unknown operation '%s' "
+                           "(known: create, stat, read, unlink, mkdir, readdir)",
+                           luaL_tolstring(L, -1, NULL));
+        if (lb_host.readonly && op != LB_META_STAT && op != LB_META_READ &&
+            op != LB_META_READDIR)
+            lb_usage_error(L, "lb.meta: '%s' writes, and --readonly was given",
+                           lb_meta_op_name(op));
+        c->phases[i] = (enum lb_meta_op)op;
+        lua_pop(L, 1);
+    }
+    c->nphases = (uint32_t)n;
+    lua_pop(L, 1);
+}
+
+static void meta_cfg(struct fields *f, struct lb_meta_cfg *c)
+{
+    check_known(f, meta_fields);
+    lb_meta_cfg_init(c);
+    if (!field(f, "dir") || lua_type(f->L, -1) != LUA_TSTRING)
+        bad(f, "dir", "a directory path (string)");
+    c->dir = lua_tostring(f->L, -1);    /* stays on the stack */
+    c->files = get_uint(f, "files", 0, 1);
+    if (c->files == 0)
+        bad(f, "files", "a positive integer");
+    c->size = get_size(f, "size", c->size);
+    c->fanout = (uint32_t)get_uint(f, "fanout", c->fanout, 1);
+    c->threads = (uint32_t)get_uint(f, "threads", c->threads, 1);
+    c->seed = get_uint(f, "seed", 0, 0);
+    c->openfiles = (uint32_t)get_uint(f, "openfiles", 0, 0);
+    get_ops(f, c);
+}
+
+static void push_meta_op(lua_State *L, const struct lb_meta_op_result *o)
+{
+    lua_createtable(L, 0, 8);
+    set_int(L, "count", o->count);
+    set_num(L, "ops_per_s", o->ops_per_s);
+    set_num(L, "time_s", o->time_ns / 1e9);
+    set_int(L, "bytes", o->bytes);
+    set_int(L, "skipped", o->skipped);
+    push_latency(L, o->lat);
+    lua_setfield(L, -2, "lat_ns");
+    set_hist(L, "hist", o->lat);
+}
+
+static void push_meta(lua_State *L, const struct lb_meta_cfg *c,
+                      const struct lb_meta_result *r)
+{
+    lua_createtable(L, 0, 6);
+    lua_createtable(L, 0, LB_META_NOPS);
+    for (uint32_t i = 0; i < c->nphases; i++) {
+        enum lb_meta_op op = c->phases[i];
+        push_meta_op(L, &r->op[op]);
+        lua_setfield(L, -2, lb_meta_op_name(op));
+    }
+    lua_setfield(L, -2, "ops");
+    set_int(L, "files", r->files);
+    set_int(L, "dirs", r->dirs);
+    set_cpu(L, "cpu", r->usr_ns, r->sys_ns);
+    lua_pushboolean(L, r->stopped);
+    lua_setfield(L, -2, "stopped");
+}
+
+static int l_meta(lua_State *L)
+{
+    struct lb_meta_cfg c;
+    struct progress p;
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 1);
+    struct fields f = {L, 1, "lb.meta"};
+    meta_cfg(&f, &c);
+    const char *why = lb_meta_check(&c);
+    if (why)
+        lb_usage_error(L, "lb.meta: %s", why);
+    get_progress(&f, &p);
+    c.progress = on_progress;
+    c.progress_arg = &p;
+    struct lb_meta_result *r = lua_newuserdatauv(L, sizeof *r, 0);
+    memset(r, 0, sizeof *r);
+    luaL_setmetatable(L, META_GUARD);
+    int rc = lb_meta_run(&c, r);
+    check_run(L, "lb.meta", rc, r->err, &p);
+    push_meta(L, &c, r);
+    lb_meta_result_free(r);
+    return 1;
+}
+
+static void guard_metatable(lua_State *L, const char *name, lua_CFunction gc)
+{
+    luaL_newmetatable(L, name);
+    lua_pushcfunction(L, gc);
+    lua_setfield(L, -2, "__gc");
+    lua_pop(L, 1);
+}
+
+int lb_train_open(lua_State *L)
+{
+    guard_metatable(L, TRAIN_GUARD, train_guard_gc);
+    guard_metatable(L, META_GUARD, meta_guard_gc);
+    lua_pushcfunction(L, l_train);
+    lua_setfield(L, -2, "train");
+    lua_pushcfunction(L, l_train_remove);
+    lua_setfield(L, -2, "train_remove");
+    lua_pushcfunction(L, l_meta);
+    lua_setfield(L, -2, "meta");
+    return 0;
+}

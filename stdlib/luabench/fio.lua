@@ -1,0 +1,301 @@
+-- luabench.fio: fio job files, fio's command line and fio's reports.
+--
+--   local fio = require "luabench.fio"
+--   local jobs = fio.load("test.fio")        -- parse and check, run nothing
+--   jobs[1].bs = "64k"                        -- sweep an option...
+--   local results = fio.run(jobs)             -- run group by group
+--   io.write(fio.json(results))               -- fio's JSON (fio.normal, fio.terse)
+--
+-- fio.main(argv) is `luabench --fio FILE...` and `luabench fio [options]`.
+-- The work is split: fio_parse (job files, option names), fio_run (lb.run
+-- per group, stop rules, hooks), fio_logs (log files), fio_output (JSON,
+-- terse), fio_text (normal output).  Nothing here touches `lb` at load.
+
+local P = require "luabench.fio_parse"
+local R = require "luabench.fio_run"
+local O = require "luabench.fio_output"
+local T = require "luabench.fio_text"
+
+local M = {}
+
+M.load = P.load
+M.groups = P.groups
+M.run = R.run
+M.entries = O.entries
+M.normal = T.normal
+M.terse = O.terse
+
+-- fio's JSON; opts.plus (or opts.format == "json+") adds latency bins.
+function M.json(results, opts)
+  opts = opts or {}
+  return O.json(results, {plus = opts.plus or opts.format == "json+"})
+end
+
+------------------------------------------------------------------------
+-- --showcmd: the Lua that does what the jobs do
+
+local function lua_key(k)
+  return k:match("^[%a_][%w_]*$") and k or string.format("[%q]", k)
+end
+
+local function spec_lines(job, tab, ind)
+  local spec, keys = R.spec(job, tab), {}
+  for k in pairs(spec) do if k ~= "name" then keys[#keys + 1] = k end end
+  table.sort(keys)
+  if spec.name then table.insert(keys, 1, "name") end
+  local parts = {}
+  for _, k in ipairs(keys) do parts[#parts + 1] = lua_key(k) .. " = " .. string.format("%q", spec[k]) end
+  local out = {ind .. table.concat(parts, ", ")}
+  if job.ss and job.ss ~= "" and job.ss_dur then
+    local a, args = R.steady_args(job), {}
+    for _, k in ipairs{"metric", "deviation", "slope", "window", "ramp"} do
+      if a[k] then args[#args + 1] = k .. " = " .. (type(a[k]) == "string" and string.format("%q", a[k]) or tostring(a[k])) end
+    end
+    out[#out + 1] = ind .. 'stop = require("luabench.stop").steady{' .. table.concat(args, ", ") .. "}"
+  end
+  return out
+end
+
+function M.showcmd(jobs, tab)
+  tab = tab or P.option_table()
+  local out = {"-- luabench script doing what these fio jobs do", 'local fio_results = {}'}
+  for _, group in ipairs(R.split(jobs)) do
+    for _, j in ipairs(group) do
+      if j.exec_prerun then out[#out + 1] = string.format("os.execute(%q)", j.exec_prerun) end
+    end
+    if #group == 1 then
+      out[#out + 1] = "fio_results[#fio_results + 1] = lb.run{"
+      out[#out + 1] = table.concat(spec_lines(group[1], tab, "  "), ",\n")
+      out[#out + 1] = "}"
+    else
+      out[#out + 1] = "fio_results[#fio_results + 1] = lb.run{jobs = {"
+      for _, j in ipairs(group) do
+        out[#out + 1] = "  {" .. table.concat(spec_lines(j, tab, ""), ", ") .. "},"
+      end
+      out[#out + 1] = "}}"
+    end
+    for _, j in ipairs(group) do
+      if j.exec_postrun then out[#out + 1] = string.format("os.execute(%q)", j.exec_postrun) end
+      if R.wants_logs(j) then
+        out[#out + 1] = "-- [" .. j._section .. "] fio logs: luabench.fio writes them from result.intervals"
+      end
+    end
+  end
+  out[#out + 1] = "for _, r in ipairs(fio_results) do lb.report(r) end"
+  return table.concat(out, "\n") .. "\n"
+end
+
+------------------------------------------------------------------------
+-- The command line
+
+local USAGE = [[
+usage: luabench fio [options] [JOBFILE...]
+       luabench --fio JOBFILE... [options]
+
+fio's command line, run by luabench.  Job options are fio's
+(--name=NAME starts a job; options before the first --name are global,
+or, with job files, take precedence over the files' values).
+Single or double dashes: -rw=read and --rw=read are the same.
+
+  --output=FILE             write the report to FILE (atomically)
+  --output-format=LIST      normal, json, json+, terse; comma-separated
+  --minimal                 the same as --output-format=terse
+  --append-terse            terse after the chosen format
+  --section=NAME            run only this section of the job files (repeatable)
+  --showcmd                 print the luabench Lua doing the same, run nothing
+  --parse-only              check the jobs, run nothing
+  --readonly                open no file for writing
+  --allow-overwrite         allow writing into files luabench did not create
+  --group_reporting         report each group as a whole
+  --version, --help
+Accepted and ignored: --eta, --eta-newline, --eta-interval, --latency-log,
+--bandwidth-log, --terse-version=3.
+]]
+
+local FORMATS = {normal = true, json = true, ["json+"] = true, terse = true}
+local NOTED = {eta = true, ["eta-newline"] = true, ["eta-interval"] = true,
+               ["latency-log"] = true, ["bandwidth-log"] = true}
+local TAKES_VALUE = {output = true, ["output-format"] = true, section = true,
+                     ["terse-version"] = true, eta = true, ["eta-interval"] = true}
+
+local function usage_error(msg) error("luabench fio: " .. msg, 0) end
+
+local function cli_option(cfg, key, val, argv, i)
+  local k = key:gsub("_", "-")
+  if TAKES_VALUE[k] and val == nil then
+    i = i + 1
+    val = argv[i]
+    if val == nil then usage_error("option '--" .. key .. "' needs a value") end
+  end
+  if k == "output" then cfg.output = val
+  elseif k == "output-format" then
+    cfg.formats = {}
+    for f in val:gmatch("[^,]+") do
+      if not FORMATS[f] then usage_error("unknown output format '" .. f .. "' (normal, json, json+, terse)") end
+      cfg.formats[#cfg.formats + 1] = f
+    end
+  elseif k == "minimal" then cfg.formats = {"terse"}
+  elseif k == "append-terse" then cfg.formats[#cfg.formats + 1] = "terse"
+  elseif k == "terse-version" then
+    if val ~= "3" then usage_error("only terse version 3 is written") end
+  elseif k == "section" then
+    cfg.sections = cfg.sections or {}
+    for s in val:gmatch("[^,]+") do cfg.sections[s] = true end
+  elseif k == "showcmd" then cfg.showcmd = true
+  elseif k == "parse-only" then cfg.parse_only = true
+  elseif k == "readonly" then cfg.readonly = true
+  elseif k == "allow-overwrite" then cfg.allow_overwrite = true
+  elseif k == "version" then cfg.exit = 0; io.write(O.version(), "\n")
+  elseif k == "help" or k == "h" then cfg.exit = 0; io.write(USAGE)
+  elseif NOTED[k] then P.note("'--" .. key .. "' is accepted and ignored")
+  else return nil end
+  return i
+end
+
+local function new_cli_job(cfg, name)
+  local job = {}
+  for k, v in pairs(cfg.global) do job[k] = v end
+  job.name, job._section, job._file, job._own = name, name, "command line", {}
+  cfg.jobs[#cfg.jobs + 1] = job
+  return job
+end
+
+local function job_option(cfg, key, val)
+  local w = {file = "command line", section = cfg.cur and cfg.cur._section or "global"}
+  if val then val = P.expand(val, w) end
+  if key == "name" and val ~= "global" then
+    cfg.cur = new_cli_job(cfg, val or "")
+    return
+  elseif key == "name" then cfg.cur = nil; return end
+  local target = cfg.cur or cfg.global
+  local canon = P.set(cfg.ctx, target, key, val, w)
+  if not cfg.cur then cfg.order[#cfg.order + 1] = canon end
+end
+
+-- argv -> cfg {files, jobs, global, order, formats, output, ...}.
+function M.cli(argv, tab)
+  local cfg = {files = {}, jobs = {}, global = {}, order = {}, formats = {"normal"},
+               ctx = {tab = tab or P.option_table()}}
+  local i = 1
+  if argv[1] == "--fio" or argv[1] == "fio" then i = 2 end
+  while i <= #argv do
+    local a = argv[i]
+    local body = a:match("^%-%-?(.+)$")
+    if a == "-" or a == "--" or not body then
+      cfg.files[#cfg.files + 1] = a
+    else
+      local key, val = body:match("^([^=]+)=(.*)$")
+      key = key or body
+      local ni = cli_option(cfg, key, val, argv, i)
+      if cfg.exit then return cfg end
+      if ni then i = ni
+      elseif P.resolve(cfg.ctx.tab, key) or key == "name" then job_option(cfg, key, val)
+      else
+        local s = P.suggest(cfg.ctx.tab, key)
+        usage_error("unknown option '" .. a:match("^[^=]*") .. "'" ..
+                    (s and (" (did you mean '--" .. s .. "'?)") or ""))
+      end
+    end
+    i = i + 1
+  end
+  return cfg
+end
+
+local function apply_overrides(job, cfg)
+  for _, k in ipairs(cfg.order) do
+    if job[k] == nil then job._own[#job._own + 1] = k end
+    job[k] = cfg.global[k]
+    if k == "name" then job.name = cfg.global[k] end
+  end
+end
+
+-- The jobs cfg describes: command-line jobs, then each job file (a file
+-- starts a new run group, as in fio).
+function M.cli_jobs(cfg)
+  local jobs = {}
+  for _, j in ipairs(cfg.jobs) do jobs[#jobs + 1] = j end
+  jobs.global_options, jobs.global_order = {}, {}
+  for _, k in ipairs(cfg.order) do jobs.global_options[k] = cfg.global[k] end
+  jobs.global_order = #cfg.files == 0 and cfg.order or {}
+  for n, path in ipairs(cfg.files) do
+    local fj = P.load(path, {tab = cfg.ctx.tab, sections = cfg.sections})
+    if (n > 1 or #jobs > 0) and fj[1] then fj[1]._stonewall = true end
+    for _, j in ipairs(fj) do apply_overrides(j, cfg); jobs[#jobs + 1] = j end
+    for _, k in ipairs(fj.global_order) do
+      if jobs.global_options[k] == nil then jobs.global_order[#jobs.global_order + 1] = k end
+      jobs.global_options[k] = fj.global_options[k]
+    end
+  end
+  for _, j in ipairs(jobs) do
+    if cfg.readonly then j.readonly = "1" end
+    if cfg.allow_overwrite then j.allow_overwrite = "1" end
+  end
+  if #jobs == 0 then usage_error("no job given (see luabench fio --help)") end
+  P.check_wait_for(jobs)
+  return P.groups(jobs)
+end
+
+local function write_output(path, text)
+  local lbt = rawget(_G, "lb")
+  if lbt and lbt.write_atomic then
+    local ok, err = lbt.write_atomic(path, text)
+    if not ok then error("cannot write " .. path .. ": " .. tostring(err), 0) end
+    return
+  end
+  local tmp = path .. ".tmp"
+  local f, err = io.open(tmp, "w")
+  if not f then error("cannot write " .. path .. ": " .. err, 0) end
+  f:write(text)
+  f:close()
+  local ok, rerr = os.rename(tmp, path)
+  if not ok then os.remove(tmp); error("cannot write " .. path .. ": " .. rerr, 0) end
+end
+
+function M.report(results, formats)
+  local parts = {}
+  for _, f in ipairs(formats) do
+    if f == "normal" then parts[#parts + 1] = T.normal(results)
+    elseif f == "terse" then parts[#parts + 1] = O.terse(results)
+    else parts[#parts + 1] = O.json(results, {plus = f == "json+"}) end
+  end
+  return table.concat(parts)
+end
+
+local function has(list, x)
+  for _, v in ipairs(list) do if v == x then return true end end
+  return false
+end
+
+-- luabench --fio FILE... / luabench fio [options]: returns the exit code.
+function M.main(argv)
+  local function bad(msg)
+    msg = tostring(msg)
+    io.stderr:write(msg:find("^luabench") and "" or "luabench: ", msg, "\n")
+    return 2
+  end
+  local ok, cfg = pcall(M.cli, argv)
+  if not ok then return bad(cfg) end
+  if cfg.exit then return cfg.exit end
+  local jobs
+  ok, jobs = pcall(M.cli_jobs, cfg)
+  if not ok then return bad(jobs) end
+  if cfg.showcmd then io.write(M.showcmd(jobs, cfg.ctx.tab)); return 0 end
+  local cok, cerr = pcall(R.check_all, jobs, cfg.ctx.tab)
+  if not cok then return bad(cerr) end
+  if cfg.parse_only then return 0 end
+  if not cfg.output and has(cfg.formats, "normal") then
+    io.write(T.preamble(jobs)); io.flush()
+  end
+  local rok, results = pcall(R.run, jobs, {tab = cfg.ctx.tab, checked = true})
+  if not rok then
+    -- an error object: the host prints its text alone (no traceback) and
+    -- still picks the exit status (2 for input the core refused, else 1)
+    error(setmetatable({}, {__tostring = function() return tostring(results) end}), 0)
+  end
+  local text = M.report(results, cfg.formats)
+  if cfg.output then write_output(cfg.output, text) else io.write(text) end
+  for _, r in ipairs(results) do if (r.error or 0) ~= 0 then return 1 end end
+  return 0
+end
+
+return M

@@ -1,0 +1,124 @@
+--[[
+luabench.progress: one live line on stderr while runs go on -- elapsed
+time, ETA, the latest interval's IOPS, bandwidth and p99, and "point 3/10"
+inside a sweep -- redrawn after each interval and cleared at the end.  It
+draws only when stderr is a terminal and --quiet was not given; otherwise
+every function here is a no-op, so scripts and logs stay clean.
+
+It is driven by lb.run's per-interval callback: progress.wrap(rule, line)
+returns a stop rule that updates the line and then asks the wrapped rule.
+
+  local line = progress.new{label = "numjobs=4", total_s = 60}
+  local r = lb.run{..., stop = progress.wrap(my_rule, line)}
+  line:clear()
+  -- or simply: progress.run(spec [, {label=...}])
+]]
+
+local report = require "luabench.report"
+
+local M = {}
+
+function M.enabled()
+  return not lb.quiet and lb.isatty ~= nil and lb.isatty(2) == true
+end
+
+local Line = {}
+Line.__index = Line
+
+--[[ progress.new{label=, total_s=, point=, points=, eta=function(elapsed)}:
+a line.  total_s is the expected length of the run (ETA = total_s -
+elapsed), eta a function for anything smarter (a sweep's remaining points).
+]]
+function M.new(o)
+  o = o or {}
+  local self = setmetatable({label = o.label, total_s = o.total_s, point = o.point,
+                             points = o.points, eta = o.eta, unit = o.unit,
+                             on = o.enabled == nil and M.enabled() or o.enabled,
+                             t0 = lb.now(), shown = false}, Line)
+  return self
+end
+
+local function columns()
+  local c = tonumber(os.getenv("COLUMNS") or "")
+  return c and c > 20 and c or 100
+end
+
+function Line:text(iv)
+  local el = iv and iv.elapsed_s or (lb.now() - self.t0)
+  local eta
+  if self.eta then eta = self.eta(el)
+  elseif self.total_s then eta = math.max(0, self.total_s - el) end
+  local s = "[" .. report.fmt_s(el) .. (eta and (" ETA " .. report.fmt_s(eta)) or "") .. "]"
+  if self.points then s = s .. string.format(" point %d/%d", self.point or 0, self.points) end
+  if self.label and self.label ~= "" then s = s .. " " .. self.label end
+  local x = iv and iv.interval
+  if x then
+    s = s .. string.format(": %s IOPS, %s, p99 %s", report.fmt_iops(report.metric(x, "iops")),
+                           report.fmt_bw(report.metric(x, "bw"), self.unit),
+                           report.fmt_ns(report.metric(x, "p99")))
+  end
+  return s
+end
+
+-- Redraws the line for interval iv (nil: just the label and time).
+function Line:update(iv)
+  if not self.on then return end
+  local s = self:text(iv)
+  local w = columns() - 1
+  if #s > w then s = s:sub(1, w) end
+  io.stderr:write("\r", s, "\27[K")
+  io.stderr:flush()
+  self.shown = true
+end
+
+-- Prints a line above the live one (a finished point, a note).
+function Line:note(text)
+  if not self.on then return end
+  io.stderr:write("\r\27[K", text, "\n")
+  self.shown = false
+end
+
+function Line:clear()
+  if self.on and self.shown then
+    io.stderr:write("\r\27[K")
+    io.stderr:flush()
+  end
+  self.shown = false
+end
+
+-- A stop rule that draws the line, then asks rule (may be nil).
+function M.wrap(rule, line)
+  if line == nil or not line.on then return rule end
+  return function(iv)
+    line:update(iv)
+    if rule then return rule(iv) end
+    return false
+  end
+end
+
+-- Expected length of a spec's run in seconds, when it says (nil otherwise).
+function M.expected_s(spec)
+  local stop = require "luabench.stop"
+  local ok, rt = pcall(stop.seconds, spec.runtime or 0)
+  local ok2, ramp = pcall(stop.seconds, spec.ramp_time or 0)
+  if ok and rt > 0 then return rt + (ok2 and ramp or 0) end
+  return nil
+end
+
+--[[ progress.run(spec [, o]) -> result: lb.run with a progress line (o as
+for progress.new; total_s defaults to the spec's runtime).  The line is
+cleared even when the run raises. ]]
+function M.run(spec, o)
+  o = o or {}
+  local line = M.new{label = o.label or spec.label or spec.name, total_s = o.total_s or M.expected_s(spec),
+                     point = o.point, points = o.points, eta = o.eta, unit = o.unit,
+                     enabled = o.enabled}
+  local s = {}
+  for k, v in pairs(spec) do s[k] = v end
+  s.stop = M.wrap(require("luabench.stop").rule(spec.stop), line)
+  local _ <close> = setmetatable({}, {__close = function() line:clear() end})
+  line:update(nil)
+  return lb.run(s)
+end
+
+return M

@@ -1,0 +1,161 @@
+/*
+ * Shared by the run loop tests (test_run_*.c): a scratch directory under
+ * /dev/shm made with mkdtemp and removed at the end, jobs built from fio
+ * option strings, a run driven from start to results, and small file
+ * helpers (size, mtime, checksum, xattr).  Static functions only: each
+ * test is one executable.
+ */
+#ifndef LB_TEST_RUN_H
+#define LB_TEST_RUN_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "options.h"
+#include "run.h"
+
+static int t_failures;
+
+#define T_CHECK(cond, ...) do {                                         \
+        if (!(cond)) {                                                  \
+            t_failures++;                                               \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);        \
+            fprintf(stderr, __VA_ARGS__);                               \
+            fputc('\n', stderr);                                        \
+        }                                                               \
+    } while (0)
+
+static char t_dir[256];
+
+static inline int t_rm_one(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+    (void)st; (void)flag; (void)f;
+    return remove(path);
+}
+
+static inline void t_dir_remove(void)
+{
+    if (t_dir[0])
+        nftw(t_dir, t_rm_one, 16, FTW_DEPTH | FTW_PHYS);
+    t_dir[0] = '\0';
+}
+
+/* A fresh directory under /dev/shm (else $TMPDIR or /tmp), removed at exit. */
+static inline const char *t_dir_make(const char *tag)
+{
+    const char *base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" :
+                       getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+
+    snprintf(t_dir, sizeof(t_dir), "%s/lbrun-%s-XXXXXX", base, tag);
+    if (!mkdtemp(t_dir)) {
+        perror("mkdtemp");
+        exit(77);
+    }
+    atexit(t_dir_remove);
+    return t_dir;
+}
+
+static inline char *t_path(const char *name)
+{
+    static char buf[8][512];
+    static int i;
+
+    i = (i + 1) % 8;
+    snprintf(buf[i], sizeof(buf[i]), "%s/%s", t_dir, name);
+    return buf[i];
+}
+
+/* A job from "key=value" pairs, NULL-terminated; exits on a bad option. */
+static inline void t_job(struct lb_job *j, ...)
+{
+    va_list ap;
+    const char *kv;
+    char err[256];
+
+    lb_job_init(j);
+    va_start(ap, j);
+    while ((kv = va_arg(ap, const char *))) {
+        char key[128];
+        const char *eq = strchr(kv, '=');
+
+        snprintf(key, sizeof(key), "%.*s", (int)(eq - kv), kv);
+        if (lb_job_set(j, key, eq + 1, err, sizeof(err))) {
+            fprintf(stderr, "bad option %s: %s\n", kv, err);
+            exit(1);
+        }
+    }
+    va_end(ap);
+}
+
+/* Runs jobs to the end (intervals drained).  0 or -errno with the message
+ * in err; *out is the waited run (free it) on success. */
+static inline int t_run(struct lb_job *jobs, size_t n, struct lb_run **out, char *err, size_t errlen)
+{
+    struct lb_run *r;
+    const struct lb_interval *iv;
+    int ret = lb_run_new(&r, jobs, n, err, errlen);
+
+    *out = NULL;
+    if (ret)
+        return ret;
+    ret = lb_run_prepare(r);
+    if (!ret)
+        ret = lb_run_start(r);
+    while (!ret && (ret = lb_run_next_interval(r, &iv)) == 1)
+        ret = 0;
+    if (!ret)
+        ret = lb_run_wait(r);
+    if (ret) {
+        snprintf(err, errlen, "%s", lb_run_error(r));
+        lb_run_free(r);
+        return ret;
+    }
+    *out = r;
+    return 0;
+}
+
+static inline uint64_t t_ios(const struct lb_stats *s)
+{
+    return s->dir[0].ios + s->dir[1].ios + s->dir[2].ios;
+}
+
+static inline uint64_t t_file_hash(const char *path)
+{
+    uint64_t h = 1469598103934665603ull;
+    unsigned char buf[65536];
+    ssize_t n;
+    int fd = open(path, O_RDONLY);
+
+    if (fd < 0)
+        return 0;
+    while ((n = read(fd, buf, sizeof(buf))) > 0)
+        for (ssize_t i = 0; i < n; i++)
+            h = (h ^ buf[i]) * 1099511628211ull;
+    close(fd);
+    return h;
+}
+
+static inline int t_write_file(const char *path, size_t len, unsigned char fill)
+{
+    unsigned char buf[4096];
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+    if (fd < 0)
+        return -1;
+    memset(buf, fill, sizeof(buf));
+    for (size_t off = 0; off < len; off += sizeof(buf))
+        if (write(fd, buf, len - off < sizeof(buf) ? len - off : sizeof(buf)) < 0) {
+            close(fd);
+            return -1;
+        }
+    close(fd);
+    return 0;
+}
+
+#endif

@@ -1,0 +1,146 @@
+/*
+ * Description: the training emulation reads every sample exactly once per
+ * epoch; shuffle=sample draws a new order each epoch, reproducible from
+ * the seed; shuffle=file keeps each file's samples together and in order;
+ * shuffle=none reads in order.  The order is recorded through the
+ * on_sample hook of the cfg.
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "train.h"
+#include "shm_dir.h"
+
+#define FILES 8
+#define SPF 16
+#define N (FILES * SPF)
+#define EPOCHS 3
+
+struct record {
+    uint64_t order[EPOCHS][N];
+    _Atomic unsigned seen[EPOCHS][N];
+    _Atomic unsigned bad;
+};
+
+static void on_sample(void *arg, uint32_t epoch, uint64_t pos, uint64_t sample)
+{
+    struct record *rec = arg;
+    if (epoch >= EPOCHS || pos >= N || sample >= N) {
+        atomic_fetch_add(&rec->bad, 1);
+        return;
+    }
+    rec->order[epoch][pos] = sample;
+    atomic_fetch_add(&rec->seen[epoch][sample], 1);
+}
+
+static void cfg_for(struct lb_train_cfg *c, const char *dir, enum lb_train_shuffle sh,
+                    struct record *rec)
+{
+    lb_train_cfg_init(c);
+    c->dir = dir;
+    c->files = FILES;
+    c->samples_per_file = SPF;
+    c->format = LB_TRAIN_PACKED;
+    c->sample_size.a = 512;
+    c->batch_size = 8;
+    c->read_threads = 3;
+    c->accelerators = 2;
+    c->epochs = EPOCHS;
+    c->shuffle = sh;
+    c->seed = 42;
+    c->on_sample = on_sample;
+    c->on_sample_arg = rec;
+}
+
+static int run(struct lb_train_cfg *c, struct record *rec)
+{
+    struct lb_train_result res;
+    memset(rec, 0, sizeof *rec);
+    int rc = lb_train_run(c, &res);
+    CHECK(rc == 0, "lb_train_run: %d %s", rc, res.err);
+    CHECK(res.samples == (uint64_t)N * EPOCHS, "samples %llu",
+          (unsigned long long)res.samples);
+    CHECK(res.nepochs == EPOCHS, "epochs %u", res.nepochs);
+    CHECK(res.bytes == (uint64_t)N * EPOCHS * 512, "bytes %llu",
+          (unsigned long long)res.bytes);
+    lb_train_result_free(&res);
+    return rc;
+}
+
+static void check_once(struct record *rec, const char *what)
+{
+    CHECK(rec->bad == 0, "%s: hook saw out-of-range values", what);
+    for (int e = 0; e < EPOCHS; e++)
+        for (int s = 0; s < N; s++)
+            CHECK(rec->seen[e][s] == 1, "%s: epoch %d sample %d read %u times",
+                  what, e, s, rec->seen[e][s]);
+}
+
+static struct record a, b;
+
+static void test_sample(const char *dir)
+{
+    struct lb_train_cfg c;
+    cfg_for(&c, dir, LB_SHUFFLE_SAMPLE, &a);
+    run(&c, &a);
+    check_once(&a, "sample");
+    for (int e = 1; e < EPOCHS; e++)
+        CHECK(memcmp(a.order[e], a.order[0], sizeof a.order[0]) != 0,
+              "epoch %d has the order of epoch 0", e);
+    int identity = 1;
+    for (int p = 0; p < N; p++)
+        identity &= a.order[0][p] == (uint64_t)p;
+    CHECK(!identity, "shuffle=sample read in order");
+    cfg_for(&c, dir, LB_SHUFFLE_SAMPLE, &b);
+    run(&c, &b);
+    CHECK(memcmp(a.order, b.order, sizeof a.order) == 0, "same seed, other order");
+    c.seed = 43;
+    run(&c, &b);
+    CHECK(memcmp(a.order, b.order, sizeof a.order) != 0, "other seed, same order");
+}
+
+static void test_file(const char *dir)
+{
+    struct lb_train_cfg c;
+    cfg_for(&c, dir, LB_SHUFFLE_FILE, &a);
+    run(&c, &a);
+    check_once(&a, "file");
+    for (int e = 0; e < EPOCHS; e++)
+        for (int p = 0; p < N; p++)
+            if (p % SPF)
+                CHECK(a.order[e][p] == a.order[e][p - 1] + 1,
+                      "file: epoch %d position %d breaks a file's run", e, p);
+    CHECK(memcmp(a.order[0], a.order[1], sizeof a.order[0]) != 0,
+          "file: epochs 0 and 1 in the same order");
+}
+
+static void test_none(const char *dir)
+{
+    struct lb_train_cfg c;
+    cfg_for(&c, dir, LB_SHUFFLE_NONE, &a);
+    c.format = LB_TRAIN_ONE_PER_FILE;
+    c.files = N;
+    c.samples_per_file = 1;
+    run(&c, &a);
+    check_once(&a, "none");
+    for (int e = 0; e < EPOCHS; e++)
+        for (int p = 0; p < N; p++)
+            CHECK(a.order[e][p] == (uint64_t)p, "none: epoch %d position %d", e, p);
+}
+
+int main(void)
+{
+    char dir[256];
+    if (shm_dir_make(dir, sizeof dir, "shuffle") < 0) {
+        perror("mkdtemp");
+        return 77;
+    }
+    test_sample(dir);
+    test_file(dir);
+    test_none(dir);
+    shm_dir_remove(dir);
+    return shm_failures ? 1 : 0;
+}

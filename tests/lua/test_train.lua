@@ -1,0 +1,112 @@
+-- Description: lb.train lays out a dataset, reads every sample once per
+-- epoch, and returns the result fields (samples, rates, AU, per-epoch
+-- figures, fio-style latency objects, histograms, checkpoints, CPU); a
+-- second run reuses the dataset; lb.train_remove deletes it; bad fields
+-- raise one line naming the field, runtime failures name the path.
+local function check(cond, msg) if not cond then error(msg, 2) end end
+check(lb.train and lb.meta, "lb.train/lb.meta missing: luaopen_luabench must call lb_train_open")
+
+local function tmpdir()
+  local p = io.popen("mktemp -d /dev/shm/lbtest-train.XXXXXX 2>/dev/null || mktemp -d")
+  local d = p:read("l")
+  p:close()
+  check(d and #d > 0, "mktemp -d failed")
+  return d
+end
+
+local function file_size(path)
+  local f = io.open(path, "rb")
+  if not f then return nil end
+  local n = f:seek("end")
+  f:close()
+  return n
+end
+
+local dir = tmpdir()
+local spec = {dir = dir, files = 4, samples_per_file = 8, file_format = "packed",
+              sample_size = "4k", batch_size = 4, read_threads = 2, epochs = 2,
+              shuffle = "sample", seed = 1, compute_time = "1ms", prefetch = 2,
+              accelerators = 2, checkpoint = {every_steps = 4, size = "64k"}}
+
+local ok, err = pcall(function()
+  local r = lb.train(spec)
+  check(r.samples == 4 * 8 * 2, "samples " .. tostring(r.samples))
+  check(r.bytes == r.samples * 4096, "bytes " .. tostring(r.bytes))
+  check(r.steps == 16, "steps " .. tostring(r.steps))
+  check(type(r.samples_per_s) == "number" and r.samples_per_s > 0, "samples_per_s")
+  check(type(r.bw_bytes) == "number" and r.bw_bytes > 0, "bw_bytes")
+  check(r.au >= 0 and r.au <= 1, "au " .. tostring(r.au))
+  check(math.abs(r.au - r.compute_s / (r.compute_s + r.wait_s)) < 1e-9, "au from totals")
+  check(#r.epochs == 2, "epochs")
+  for i, e in ipairs(r.epochs) do
+    check(e.samples == 32 and e.time_s > 0, "epoch " .. i)
+  end
+  for _, k in ipairs{"batch_wait_ns", "sample_read_ns"} do
+    local l = r[k]
+    check(type(l) == "table", k)
+    for _, f in ipairs{"min", "max", "mean", "stddev", "N"} do
+      check(type(l[f]) == "number", k .. "." .. f)
+    end
+    check(l.percentile[50] and l.percentile[99] and l.percentile[99] >= l.percentile[50],
+          k .. " percentiles")
+  end
+  check(r.batch_wait_ns.N == 16, "one batch wait per step")
+  check(r.sample_read_ns.N == 64, "one read time per sample")
+  check(r.batch_wait_hist:count() == 16, "batch_wait_hist")
+  check(r.sample_read_hist:percentile(50) == r.sample_read_ns.percentile[50], "hist p50")
+  check(r.checkpoints.count == 4, "checkpoints " .. tostring(r.checkpoints.count))
+  check(r.checkpoints.time_ns.N == 4 and r.checkpoints.hist:count() == 4, "checkpoint times")
+  check(type(r.cpu.usr_s) == "number" and type(r.cpu.sys_s) == "number", "cpu")
+  check(#r.cpu.readers == 2, "per-reader cpu")
+  check(r.layout.files == 4, "laid out " .. tostring(r.layout.files))
+  check(r.stopped == false, "not stopped")
+  for f = 0, 3 do
+    local p = string.format("%s/shard_%04d.dat", dir, f)
+    check(file_size(p) == 8 * 4096, p .. " size")
+  end
+  check(io.open(dir .. "/ckpt_00000016.dat") == nil, "checkpoint left behind")
+
+  -- the same dataset is reused; other shapes of sizes and compute times
+  spec.checkpoint = nil
+  spec.shuffle = "file"
+  spec.compute_time = {mean = "1ms", stddev = "100us"}
+  local r2 = lb.train(spec)
+  check(r2.layout.files == 0 and r2.samples == 64, "reuse")
+  local r3 = lb.train{dir = dir, files = 10, sample_size = {dist = "uniform", min = "1k", max = "8k"},
+                      batch_size = 3, shuffle = "none", compute_time = 0}
+  check(r3.samples == 10 and r3.steps == 4, "one sample per file, last batch partial")
+  check(r3.bytes >= 10 * 1024 and r3.bytes <= 10 * 8192, "uniform sizes")
+  check(file_size(dir .. "/img_000009.dat") ~= nil, "img files")
+  check(lb.train_remove{dir = dir, files = 10} == 10, "train_remove one per file")
+  check(file_size(dir .. "/img_000000.dat") == nil, "img files removed")
+
+  -- bad fields: one line naming the field
+  local function bad(t, needle)
+    t.dir = t.dir or dir
+    local ok2, e = pcall(lb.train, t)
+    check(not ok2, "accepted: " .. needle)
+    check(tostring(e):find(needle, 1, true), "message '" .. tostring(e) .. "' lacks " .. needle)
+    check(not tostring(e):find("\n"), "message on one line")
+  end
+  bad({batch_size = 0}, "lb.train: field 'batch_size' must be a positive integer")
+  bad({files = "x"}, "field 'files'")
+  bad({batchsize = 4}, "unknown field 'batchsize'")
+  bad({shuffle = "random"}, "field 'shuffle'")
+  bad({sample_size = "4q"}, "field 'sample_size'")
+  bad({compute_time = {dist = "uniform", min = 1, max = 2}}, "field 'compute_time'")
+  bad({file_format = "one-sample-per-file", samples_per_file = 4}, "field 'samples_per_file'")
+  bad({checkpoint = {every_steps = 0, size = "1m"}}, "checkpoint: field 'every_steps'")
+  bad({dir = 5}, "field 'dir'")
+
+  -- runtime failure: the path and the reason
+  local blocker = dir .. "/plain"
+  local f = io.open(blocker, "w"); f:write("x"); f:close()
+  local ok3, e3 = pcall(lb.train, {dir = blocker, files = 1})
+  check(not ok3 and tostring(e3):find(blocker, 1, true), "runtime error names the path: " .. tostring(e3))
+  os.remove(blocker)
+
+  check(lb.train_remove(spec) == 4, "train_remove packed")
+end)
+os.execute("rm -rf '" .. dir .. "'")
+if not ok then error(err, 0) end
+print("ok")

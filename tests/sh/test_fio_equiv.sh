@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Description: the same small null-engine job run by real fio and by
+# `luabench fio` does the same I/O: total I/Os over both directions and
+# the block size.
+. "$(dirname "$0")/lib.sh"
+
+command -v python3 >/dev/null || skip "python3 missing"
+"$LUABENCH" fio --version >/dev/null 2>&1 || skip "$LUABENCH has no 'fio' mode"
+"$LUABENCH" --list-engines 2>/dev/null | grep -q '^null  *supported' || skip "no null engine"
+
+d=$(lb_tmpdir)
+cd "$d" || fail "cd $d"
+
+# json_get FILE EXPR: evaluates a Python expression over the JSON document j
+json_get() {
+  python3 - "$1" "$2" <<'EOF'
+import json, sys
+j = json.load(open(sys.argv[1]))
+print(eval(sys.argv[2]))
+EOF
+}
+
+# --- the same job under real fio -------------------------------------------------
+command -v fio >/dev/null || skip "fio missing"
+fio --name=x --ioengine=null --rw=randrw --bs=4k --size=1m --output-format=json >fio.json 2>fio.err ||
+  fail "real fio failed: $(cat fio.err)"
+"$LUABENCH" fio --name=x --ioengine=null --rw=randrw --bs=4k --size=1m --output-format=json >lb.json 2>lb.err ||
+  fail "luabench failed: $(cat lb.err)"
+sum='j["jobs"][0]["read"]["total_ios"] + j["jobs"][0]["write"]["total_ios"]'
+bs='sorted(set(j["jobs"][0][d]["io_bytes"] // j["jobs"][0][d]["total_ios"] for d in ("read", "write") if j["jobs"][0][d]["total_ios"]))'
+[ "$(json_get fio.json "$sum")" = "$(json_get lb.json "$sum")" ] ||
+  fail "total I/Os: fio $(json_get fio.json "$sum"), luabench $(json_get lb.json "$sum")"
+[ "$(json_get fio.json "$bs")" = "$(json_get lb.json "$bs")" ] ||
+  fail "block sizes: fio $(json_get fio.json "$bs"), luabench $(json_get lb.json "$bs")"
+
+pass

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Description: fio's ten example job files either run under luabench
+# (with --size=1m --runtime=1 and files in a scratch directory) or are
+# refused, before anything runs, with one line naming their one unsupported
+# option.  Prints which is which.
+. "$(dirname "$0")/lib.sh"
+
+command -v python3 >/dev/null || skip "python3 missing"
+"$LUABENCH" fio --version >/dev/null 2>&1 || skip "$LUABENCH has no 'fio' mode"
+"$LUABENCH" --list-engines 2>/dev/null | grep -q '^null  *supported' || skip "no null engine"
+
+d=$(lb_tmpdir)
+cd "$d" || fail "cd $d"
+
+# --- fio's ten example job files ---------------------------------------------
+examples=${LB_SRC}/../shared/fio-examples
+[ -d "$examples" ] || skip "$examples absent"
+echo "fio's example job files, run with --size=1m --runtime=1:"
+refused=()
+for f in "$examples"/*.fio; do
+  name=$(basename "$f")
+  w=$(lb_tmpdir)
+  extra=()
+  case "$name" in
+    waitfor.fio) extra=(--filename="$w/data" --filesize=1m) ;;
+  esac
+  rc=0
+  (cd "$w" && "$LUABENCH" --quiet fio "$f" --size=1m --runtime=1 --direct=0 --allow-overwrite "${extra[@]}" \
+    --output-format=json --output=out.json) >"$w/stdout" 2>"$w/stderr" || rc=$?
+  if [ "$rc" -eq 0 ]; then
+    python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$w/out.json" || fail "$name: bad JSON"
+    echo "  $name: runs"
+  elif [ "$rc" -eq 2 ] && [ "$(wc -l <"$w/stderr")" -eq 1 ] && grep -qF "$name:" "$w/stderr"; then
+    echo "  $name: refused: $(cat "$w/stderr")"
+    refused+=("$name")
+  else
+    fail "$name: exit $rc: $(head -c 800 "$w/stderr")"
+  fi
+done
+# the one fio submits through a thread: refused, not silently different
+expect_exit 2 "unsupported option 'io_submit_mode=offload'" "$LUABENCH" fio "$examples/poisson-rate-submission.fio"
+
+pass

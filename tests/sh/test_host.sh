@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Description: the host's command line: help, version, engines, exit statuses
+# and one-line messages for bad input, tracebacks for script errors.
+. "$(dirname "$0")/lib.sh"
+tmp=$(lb_tmpdir)
+
+out=$("$LUABENCH" --help) || fail "--help exit"
+contains "$out" "usage: luabench" "--help usage"
+contains "$out" "blocksize" "--help lists options from the table"
+contains "$out" "iodepth" "--help lists iodepth"
+"$LUABENCH" --version | grep -q '^luabench [0-9]' || fail "--version"
+out=$("$LUABENCH" --list-engines) || fail "--list-engines exit"
+for e in null sync psync pvsync2 libaio io_uring mmap; do
+  contains "$out" "$e" "--list-engines names $e"
+done
+
+expect_exit 2 "unknown option '--bogus'" "$LUABENCH" --bogus
+expect_exit 2 "cannot open script" "$LUABENCH" "$tmp/missing.lua"
+expect_exit 2 "usage:" "$LUABENCH"
+
+printf 'local x = = 1\n' > "$tmp/syntax.lua"
+expect_exit 2 "syntax.lua:1:" "$LUABENCH" "$tmp/syntax.lua"
+
+printf 'lb.run{ioengine="null", size="1m", blocksze="4k"}\n' > "$tmp/typo.lua"
+expect_exit 2 "unknown option 'blocksze' (did you mean 'blocksize'?)" "$LUABENCH" "$tmp/typo.lua"
+lines=$(wc -l < "$LB_ERR")
+[ "$lines" -eq 1 ] || fail "bad option gives one line, got $lines"
+contains "$(cat "$LB_ERR")" "typo.lua:1:" "message names the script line"
+
+printf 'lb.run{ioengine="null", size="1m", bs=0}\n' > "$tmp/bs0.lua"
+expect_exit 2 "'bs'" "$LUABENCH" "$tmp/bs0.lua"
+
+printf 'lb.run{ioengine="nosuch", size="1m"}\n' > "$tmp/eng.lua"
+expect_exit 2 "unknown engine 'nosuch'" "$LUABENCH" "$tmp/eng.lua"
+
+printf 'local function f() error("boom") end\nf()\n' > "$tmp/rt.lua"
+expect_exit 1 "rt.lua:1: boom" "$LUABENCH" "$tmp/rt.lua"
+contains "$(cat "$LB_ERR")" "stack traceback" "runtime errors carry a traceback"
+
+printf 'print(args.size, args.mode, #arg)\n' > "$tmp/args.lua"
+out=$("$LUABENCH" "$tmp/args.lua" size=4k mode=fast) || fail "args script"
+[ "$out" = "$(printf '4k\tfast\t2')" ] || fail "args table: $out"
+
+printf 'return 3\n' > "$tmp/ret.lua"
+expect_exit 3 "" "$LUABENCH" "$tmp/ret.lua"
+pass
