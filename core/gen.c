@@ -51,6 +51,28 @@ static void bssplit_setup(struct lb_worker *w, unsigned d)
     w->nbsw[d] = upto ? n : 0;
 }
 
+static unsigned main_ddir(int rw)
+{
+    switch (rw) {
+    case LB_RW_WRITE: case LB_RW_RANDWRITE: return LB_WRITE;
+    case LB_RW_TRIM: case LB_RW_RANDTRIM: return LB_TRIM;
+    default: return LB_READ;
+    }
+}
+
+uint64_t lb_job_align(const struct lb_job *j)
+{
+    uint64_t a;
+
+    if (j->blockalign)
+        return j->blockalign;
+    a = j->bs_min[main_ddir(j->rw)];
+    if ((j->rw == LB_RW_RW || j->rw == LB_RW_RANDRW) && j->bs_min[LB_WRITE] &&
+        j->bs_min[LB_WRITE] < a)
+        a = j->bs_min[LB_WRITE];
+    return a ? a : 4096;
+}
+
 static void bs_setup(struct lb_worker *w, struct lb_gen *g)
 {
     const struct lb_job *j = w->job;
@@ -72,11 +94,7 @@ static void ddir_setup(struct lb_worker *w, struct lb_gen *g)
     g->random = LB_RW_IS_RANDOM(rw);
     g->mixed = rw == LB_RW_RW || rw == LB_RW_RANDRW;
     g->mixread = w->job->rwmixread;
-    switch (rw) {
-    case LB_RW_WRITE: case LB_RW_RANDWRITE: g->ddir = LB_WRITE; break;
-    case LB_RW_TRIM: case LB_RW_RANDTRIM: g->ddir = LB_TRIM; break;
-    default: g->ddir = LB_READ; break;
-    }
+    g->ddir = (uint8_t)main_ddir(rw);
 }
 
 static int files_setup(struct lb_worker *w, struct lb_gen *g)
@@ -123,9 +141,7 @@ int lb_gen_setup(struct lb_worker *w)
     lb_rng_seed(&w->rng_pace, seed ^ 0xE7037ED1A0B428DBull);
     ddir_setup(w, g);
     bs_setup(w, g);
-    g->align = j->blockalign ? j->blockalign : w->bs_lo[g->ddir];
-    if (g->mixed && !j->blockalign && w->bs_lo[LB_WRITE] < g->align)
-        g->align = w->bs_lo[LB_WRITE];
+    g->align = lb_job_align(j);
     g->skip = j->rw_skip;
     g->skewed = g->random && j->random_distribution != LB_DIST_RANDOM;
     g->randmap = g->random && !g->skewed && !j->norandommap;
@@ -164,9 +180,10 @@ void lb_gen_restart(struct lb_worker *w)
     pass_reset(w);
 }
 
+/* During the ramp the files wrap: the job's loops count after it. */
 int lb_gen_new_pass(struct lb_worker *w)
 {
-    if (++w->pass >= w->loops && !w->time_based)
+    if (++w->pass >= w->loops && !w->time_based && w->measuring)
         return 1;
     pass_reset(w);
     return 0;

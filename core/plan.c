@@ -211,18 +211,6 @@ static int target_stat(struct lb_run *r, struct lb_target *t)
 
 /* regions */
 
-static uint64_t job_align(const struct lb_job *j)
-{
-    uint64_t a = 0;
-
-    if (j->blockalign)
-        return j->blockalign;
-    for (int d = 0; d < LB_DDIR_N; d++)
-        if (j->bs_min[d] && (!a || j->bs_min[d] < a))
-            a = j->bs_min[d];
-    return a ? a : 4096;
-}
-
 static int size_existing(struct lb_run *r, const struct lb_job *job, const struct lb_target *t,
                          uint64_t foff, uint64_t *out)
 {
@@ -263,7 +251,7 @@ static int regions(struct lb_run *r, struct lb_plan *p)
     for (size_t i = 0; i < r->nw; i++) {
         struct lb_worker *w = r->w[i];
         const struct lb_job *job = w->job;
-        uint64_t foff = job->offset + w->clone * job->offset_increment, align = job_align(job);
+        uint64_t foff = job->offset + w->clone * job->offset_increment, align = lb_job_align(job);
 
         for (unsigned f = 0; f < w->nfiles; f++) {
             struct lb_target *t = w->nofiles ? NULL : &p->t[p->tix[i][f]];

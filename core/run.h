@@ -20,6 +20,10 @@
 
 #define LB_ERRNO_SLOTS 8
 
+/* Failed I/Os count in errors, not in ios, bytes or latencies.  A short
+ * I/O (fewer bytes than asked, no errno) counts in ios and short_ios with
+ * the bytes it moved; it is not an error.  With a sync engine lat = clat
+ * and slat is empty. */
 struct lb_dir_stats {
     uint64_t ios;                /* completed I/Os, short ones included */
     uint64_t bytes;
@@ -43,7 +47,8 @@ struct lb_err_stats {
 
 struct lb_stats {
     struct lb_dir_stats dir[LB_DDIR_N];
-    uint64_t runtime_ns;         /* measured phase, ramp_time excluded */
+    uint64_t runtime_ns;         /* measured phase, ramp_time excluded
+                                    (verification reads included) */
     uint64_t usr_ns, sys_ns;     /* CPU of the worker threads */
     uint64_t ctx;                /* context switches, voluntary + not */
     uint64_t majf, minf;
@@ -59,6 +64,9 @@ int lb_stats_init(struct lb_stats *s);                 /* allocates hists */
 void lb_stats_release(struct lb_stats *s);             /* frees hists */
 int lb_stats_merge(struct lb_stats *dst, const struct lb_stats *src);
 
+/* One interval of the run (job->interval, 1 s by default; the smallest of
+ * the jobs'), all workers merged.  Time 0 is the end of the earliest
+ * startdelay + ramp_time. */
 struct lb_interval {
     uint32_t index;
     uint64_t start_ns, end_ns;   /* relative to the start of measurement */
@@ -91,7 +99,9 @@ void lb_run_free(struct lb_run *r);
  * see files.h) unless allow_overwrite; never a device without it except
  * /dev/null; readonly never creates, extends or opens for writing.  A job
  * opens its files for writing when its rw writes or trims (also when its
- * ops come from an opsrc: set rw accordingly), unless verify_only. */
+ * ops come from an opsrc: set rw accordingly), unless verify_only.
+ * Every file is opened by its worker before the start (openfiles and
+ * create_on_open change nothing). */
 int lb_run_prepare(struct lb_run *r);
 /* Called on the worker thread after every completed I/O (ramp included,
  * failed ones too; job is the job's index, clone the clone number), for
@@ -109,7 +119,8 @@ int lb_run_start(struct lb_run *r);
  * interval after its end at the latest (data arriving later is still added
  * to it, visible through lb_run_interval after lb_run_wait).  The last
  * interval of a run is usually partial.  Wakes at least every 100 ms to
- * watch io_timeout and lb_run_interrupt_all. */
+ * watch io_timeout and lb_run_interrupt_all.  Call it until it returns 0:
+ * the workers' samples are merged here (or only at lb_run_wait). */
 int lb_run_next_interval(struct lb_run *r, const struct lb_interval **iv);
 /* Asks the workers to stop; reason is kept (copied; "stopped" when NULL).
  * Async-signal-safe when reason is NULL. */

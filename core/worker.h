@@ -160,7 +160,6 @@ struct lb_jobrun {
     const struct lb_engine_ops *eng;
     unsigned flags;              /* lb_engine_flags */
     unsigned first, nclones;     /* workers [first, first + nclones) */
-    bool writes;
     struct lb_stats stats;
 };
 
@@ -239,6 +238,9 @@ bool lb_job_writes_data(const struct lb_job *j);
 /* The job opens its files for writing. */
 bool lb_job_writes(const struct lb_job *j);
 /* gen.c */
+/* The unit of random offsets and of a file region: blockalign, else the
+ * smallest block size of the job's directions. */
+uint64_t lb_job_align(const struct lb_job *j);
 int lb_gen_setup(struct lb_worker *w);
 int lb_gen_next_slow(struct lb_worker *w, struct lb_io *io);
 int lb_gen_pass_end(struct lb_worker *w);

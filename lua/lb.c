@@ -28,6 +28,16 @@
 #define JOBS_MT "lb.jobs"
 #define RUN_MT "lb.runguard"
 
+/* The message of the last bad-input error is kept in the registry; the
+ * host exits 2 when the error that ends the script carries it (an error a
+ * script caught with pcall does not change how a later one exits). */
+int lb_usage_raise(lua_State *L)
+{
+    lua_pushvalue(L, -1);
+    lua_setfield(L, LUA_REGISTRYINDEX, LB_USAGE_KEY);
+    return lua_error(L);
+}
+
 int lb_usage_error(lua_State *L, const char *fmt, ...)
 {
     va_list ap;
@@ -36,8 +46,7 @@ int lb_usage_error(lua_State *L, const char *fmt, ...)
     lua_pushvfstring(L, fmt, ap);
     va_end(ap);
     lua_concat(L, 2);
-    lb_host.usage_error = 1;
-    return lua_error(L);
+    return lb_usage_raise(L);
 }
 
 /* ---- jobs: a userdata array of struct lb_job, freed by __gc ---- */
@@ -310,9 +319,12 @@ static void drive_intervals(lua_State *L, struct lb_run *run, int stopfn, int iv
 
 static int run_failed(lua_State *L, struct lb_run *run, int rc)
 {
+    luaL_where(L, 1);
+    lua_pushstring(L, lb_run_error(run));
+    lua_concat(L, 2);
     if (rc == -EINVAL || rc == -EPERM)
-        lb_host.usage_error = 1;
-    return luaL_error(L, "%s", lb_run_error(run));
+        return lb_usage_raise(L);
+    return lua_error(L);
 }
 
 static void set_field_int(lua_State *L, const char *k, uint64_t v)
@@ -456,8 +468,7 @@ static int l_run(lua_State *L)
     int rc = lb_run_new(&g->run, jobs->job, jobs->n, err, sizeof err);
     if (rc < 0) {
         g->run = NULL;
-        lb_host.usage_error = 1;
-        return luaL_error(L, "%s", err);
+        return lb_usage_error(L, "%s", err);
     }
     rc = lb_run_prepare(g->run);
     if (rc < 0)

@@ -14,7 +14,6 @@ struct lb_host {
     int quiet;
     int readonly;
     int allow_overwrite;
-    int usage_error;       /* set before raising an error that is bad input */
     volatile int signal;   /* SIGINT/SIGTERM received, else 0 */
     const char *stdlib;    /* directory holding the luabench modules */
     const char *script;    /* the script being run, or NULL */
@@ -23,6 +22,12 @@ extern struct lb_host lb_host;
 
 /* Raises a Lua error that the host reports as bad input (exit 2). */
 int lb_usage_error(lua_State *L, const char *fmt, ...);
+/* Raises the message on top of the stack as bad input. */
+int lb_usage_raise(lua_State *L);
+/* Registry key of the last bad-input message; lb_is_usage tells whether
+ * msg is (or wraps) it. */
+#define LB_USAGE_KEY "luabench.usage"
+int lb_is_usage(lua_State *L, const char *msg);
 
 /* Opens the lb module and leaves it on the stack. */
 int luaopen_luabench(lua_State *L);

@@ -111,6 +111,15 @@ static const char *find_stdlib(void)
     return LB_SRC_DIR "/stdlib";
 }
 
+int lb_is_usage(lua_State *L, const char *msg)
+{
+    int usage = 0;
+    if (lua_getfield(L, LUA_REGISTRYINDEX, LB_USAGE_KEY) == LUA_TSTRING && msg)
+        usage = strstr(msg, lua_tostring(L, -1)) != NULL;
+    lua_pop(L, 1);
+    return usage;
+}
+
 static int msghandler(lua_State *L)
 {
     const char *msg = lua_tostring(L, 1);
@@ -119,7 +128,7 @@ static int msghandler(lua_State *L)
             return 1;
         msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
     }
-    if (lb_host.usage_error)
+    if (lb_is_usage(L, msg))
         return 1;                       /* bad input: one line, no traceback */
     luaL_traceback(L, L, msg, 1);
     return 1;
@@ -170,7 +179,7 @@ static int push_args(lua_State *L, char **argv, int argc, const char *script)
 static int report_error(lua_State *L, int status)
 {
     const char *msg = lua_tostring(L, -1);
-    int code = (lb_host.usage_error || status == LUA_ERRSYNTAX) ? 2 : 1;
+    int code = (lb_is_usage(L, msg) || status == LUA_ERRSYNTAX) ? 2 : 1;
     if (lb_host.signal)
         code = lb_host.signal == SIGTERM ? 143 : 130;
     if (lb_mpi_size() > 1) {

@@ -47,8 +47,10 @@ end
 local function params(spec)
   local by, known = {}, {}
   for _, p in ipairs(spec) do by[p[1]] = p; known[#known + 1] = p[1] end
-  for k in pairs(args or {}) do
-    if type(k) == "string" and not by[k] then
+  for k, val in pairs(args or {}) do
+    if type(k) ~= "string" then
+      usage_exit("unexpected argument '%s' (parameters are key=value)", tostring(val))
+    elseif not by[k] then
       usage_exit("unknown parameter '%s' (known: %s)", k, table.concat(known, ", "))
     end
   end
@@ -165,6 +167,8 @@ local au_min = tonumber(v.au_min) or usage_exit("parameter 'au_min' must be a nu
 local tmpname
 if v.dir then
   s.dir = v.dir
+elseif lb.readonly then
+  usage_exit("--readonly needs dir= naming a dataset laid out before")
 else
   tmpname = os.tmpname()              -- reserves a unique name
   s.dir = tmpname .. ".d"

@@ -22,14 +22,19 @@ local PARAMS = {
 
 -- key=value parameters from `args`: defaults filled in, unknown names refused
 -- with exit status 2.
+local function usage_exit(fmt, ...)
+  io.stderr:write("luabench: small_files.lua: " .. string.format(fmt, ...) .. "\n")
+  os.exit(2, true)
+end
+
 local function params(spec)
   local by, known = {}, {}
   for _, p in ipairs(spec) do by[p[1]] = p; known[#known + 1] = p[1] end
-  for k in pairs(args or {}) do
-    if type(k) == "string" and not by[k] then
-      io.stderr:write(string.format("luabench: small_files.lua: unknown parameter '%s' (known: %s)\n",
-                                    k, table.concat(known, ", ")))
-      os.exit(2, true)
+  for k, val in pairs(args or {}) do
+    if type(k) ~= "string" then
+      usage_exit("unexpected argument '%s' (parameters are key=value)", tostring(val))
+    elseif not by[k] then
+      usage_exit("unknown parameter '%s' (known: %s)", k, table.concat(known, ", "))
     end
   end
   local v = {}
@@ -52,11 +57,7 @@ end
 
 local function number_param(v, name)
   local n = math.tointeger(tonumber(v[name]))
-  if not n then
-    io.stderr:write(string.format("luabench: small_files.lua: parameter '%s' must be an integer, not '%s'\n",
-                                  name, v[name]))
-    os.exit(2, true)
-  end
+  if not n then usage_exit("parameter '%s' must be an integer, not '%s'", name, v[name]) end
   return n
 end
 

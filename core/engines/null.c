@@ -4,13 +4,16 @@
  * buffer nor any file.  It measures the cost of the run loop itself, so
  * the path with null_lat == 0 is one store and one predictable branch.
  *
- * With null_lat > 0 each I/O busy-waits that many ns on the run's clock.
+ * With null_lat > 0 each I/O takes that many ns on the run's clock: it
+ * busy-waits below NULL_SLEEP_NS and sleeps above, so that long set
+ * latencies hold even when more threads than cores share the machine.
  * With null_knee > 0 and more busy clones than the knee, the latency grows
  * in proportion (null_lat * busy_clones / null_knee): a deterministic
  * saturation point for sweep tests, independent of the machine.
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <time.h>
 #include "clock.h"
 #include "engine.h"
 #include "job.h"
@@ -55,10 +58,21 @@ static inline void null_relax(void)
 #endif
 }
 
+#define NULL_SLEEP_NS 200000ull
+
 static void __attribute__((noinline)) null_spin(uint64_t ns)
 {
     uint64_t end = lb_clock_now() + ns;
 
+    if (ns >= NULL_SLEEP_NS) {
+        uint64_t now;
+        while ((now = lb_clock_now()) < end) {
+            struct timespec ts = {(time_t)((end - now) / 1000000000ull),
+                                  (long)((end - now) % 1000000000ull)};
+            nanosleep(&ts, NULL);
+        }
+        return;
+    }
     while (lb_clock_now() < end)
         null_relax();
 }

@@ -135,7 +135,7 @@ local function cli_option(cfg, key, val, argv, i)
       cfg.formats[#cfg.formats + 1] = f
     end
   elseif k == "minimal" then cfg.formats = {"terse"}
-  elseif k == "append-terse" then cfg.formats[#cfg.formats + 1] = "terse"
+  elseif k == "append-terse" then cfg.append_terse = true
   elseif k == "terse-version" then
     if val ~= "3" then usage_error("only terse version 3 is written") end
   elseif k == "section" then
@@ -276,6 +276,7 @@ function M.main(argv)
   local ok, cfg = pcall(M.cli, argv)
   if not ok then return bad(cfg) end
   if cfg.exit then return cfg.exit end
+  if cfg.append_terse and not has(cfg.formats, "terse") then cfg.formats[#cfg.formats + 1] = "terse" end
   local jobs
   ok, jobs = pcall(M.cli_jobs, cfg)
   if not ok then return bad(jobs) end

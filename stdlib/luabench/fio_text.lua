@@ -34,17 +34,29 @@ function T.bytes(v) return shorten(v, 1024, KIB, 10000) end
 function T.bytes_si(v) return shorten(v, 1000, KB, 10000) end
 local function bw_pair(bps) return T.bytes(bps) .. "/s", T.bytes_si(bps) .. "/s" end
 
--- Latency unit for a summary: the largest in which min stays below 10000.
-local UNITS = {{"nsec", 1}, {"usec", 1e3}, {"msec", 1e6}, {"sec", 1e9}}
-local function lat_unit(min_ns)
+-- fio's unit for a latency summary: scale nsec to usec (usec to msec)
+-- only when min, max and stddev are all large in the smaller unit.
+local UNITS = {{"nsec", 1}, {"usec", 1e3}, {"msec", 1e6}}
+local function lat_unit(t)
   local u = 1
-  while u < #UNITS and num(min_ns) / UNITS[u][2] >= 10000 do u = u + 1 end
+  while u < #UNITS do
+    local d = UNITS[u][2]
+    if not (num(t.min) / d > 2000 and num(t.max) / d > 99999 and num(t.stddev) / d > 1000) then break end
+    u = u + 1
+  end
   return UNITS[u][1], UNITS[u][2]
+end
+
+-- fio's unit for a percentile block, from its smallest and largest values.
+local function pct_unit(minv, maxv)
+  if minv > 2e6 and maxv > 99999999 then return "msec", 1e6 end
+  if minv > 2000 and maxv > 99999 then return "usec", 1e3 end
+  return "nsec", 1
 end
 
 local function lat_line(out, label, t)
   if int(t.N) == 0 then return end
-  local unit, div = lat_unit(t.min)
+  local unit, div = lat_unit(t)
   local function mm(v) return shorten(num(v) / div, 1000, SI, 100000) end
   out[#out + 1] = string.format("%8s (%s): min=%s, max=%s, avg=%5.2f, stdev=%5.2f", label, unit,
                                 mm(t.min), mm(t.max), num(t.mean) / div, num(t.stddev) / div)
@@ -52,10 +64,10 @@ end
 
 local function percentile_block(out, e, t)
   if int(t.N) == 0 or not t.percentile then return end
-  local unit, div = lat_unit(t.min)
   local custom = O.percentile_list(e)
   local pcts, src = custom or O.PCTS, t.percentile
   if custom and t._hist then src = O.lat_summary(t._hist, pcts).percentile end
+  local unit, div = pct_unit(num(src[pcts[1]]), num(src[pcts[#pcts]]))
   local vals, width = {}, 1
   for i, p in ipairs(pcts) do
     vals[i] = string.format("%d", int(num(src[p]) // div))

@@ -2,18 +2,22 @@
 set -u
 : "${LUABENCH:?LUABENCH must name the luabench binary}"
 LB_SRC=${LB_SRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
-LB_TMPS=()
 LB_ERR=$(mktemp)
-cleanup_tmps() { rm -rf "${LB_TMPS[@]}" "$LB_ERR"; }
+LB_TMPLIST=$(mktemp)
+cleanup_tmps() {
+  while read -r d; do rm -rf "$d"; done < "$LB_TMPLIST"
+  rm -f "$LB_ERR" "$LB_TMPLIST"
+}
 trap cleanup_tmps EXIT
 
-# A fresh directory under /dev/shm (or /tmp), removed at exit.
+# A fresh directory under /dev/shm (or /tmp), removed at exit (also when
+# called in a subshell: tmp=$(lb_tmpdir)).
 lb_tmpdir() {
   local base=/dev/shm
   [ -w "$base" ] || base=/tmp
   local d
   d=$(mktemp -d "$base/lbtest.XXXXXX")
-  LB_TMPS+=("$d")
+  echo "$d" >> "$LB_TMPLIST"
   echo "$d"
 }
 

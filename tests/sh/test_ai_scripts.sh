@@ -26,6 +26,9 @@ contains "$out" "find_max" "help lists find_max"
 expect_exit 2 "unknown parameter 'acelerators' (known: dir, files" \
   "$LUABENCH" --quiet scripts/ai_training.lua acelerators=2
 [ "$(wc -l < "$LB_ERR")" -eq 1 ] || fail "one line for an unknown parameter"
+expect_exit 2 "unexpected argument '--readonly' (parameters are key=value)" \
+  "$LUABENCH" --quiet scripts/ai_training.lua files=2 --readonly
+expect_exit 2 "--readonly needs dir=" "$LUABENCH" --quiet --readonly scripts/ai_training.lua
 expect_exit 2 "field 'shuffle'" "$LUABENCH" --quiet scripts/ai_training.lua dir="$tmp/ds" shuffle=random
 
 # small_files: every phase reported, the tree gone, a foreign file kept

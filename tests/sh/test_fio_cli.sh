@@ -73,6 +73,14 @@ expect_exit 2 "bad.fio:6: [myjob] unsupported option 'blocksze'" "$LUABENCH" --f
 expect_exit 2 "unknown output format 'xml'" "$LUABENCH" fio --name=x --output-format=xml
 printf '[j]\nrw=read\nbs 4k\n' >syntax.fio
 expect_exit 2 "syntax.fio:3:" "$LUABENCH" fio syntax.fio
+printf '[global]\nioengine=null\nsize=1m\n[first]\n[second]\nstonewall\nrw=read:-8k\n' >value.fio
+expect_exit 2 "value.fio:7: [second] bad value 'read:-8k'" "$LUABENCH" fio value.fio --output-format=json
+out=$("$LUABENCH" fio value.fio --output-format=json 2>/dev/null) && fail "value.fio ran"
+[ -z "$out" ] || fail "value.fio: the first group ran before the second was refused: $out"
+expect_exit 2 "bad value 'lat:1%' for 'ss'" "$LUABENCH" fio --name=s --ioengine=null --size=1m --ss=lat:1% --ss_dur=1
+expect_exit 2 "bad arithmetic expression" "$LUABENCH" fio --name=m --ioengine=null --size='(1+)'
+expect_exit 2 "only terse version 3" "$LUABENCH" fio --name=v --ioengine=null --terse-version=2
+expect_exit 2 "no job given" "$LUABENCH" fio --output-format=json
 
 # --- json+ through fio's own tool ------------------------------------------
 if command -v fio_jsonplus_clat2csv >/dev/null; then

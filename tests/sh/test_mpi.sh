@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Description: under mpirun -np 3 the merged result sums the ranks exactly,
+# merges histograms bucket by bucket (the cluster p99 is the p99 of all
+# I/Os, not the mean of the ranks' p99s), and an error on one rank ends all.
+. "$(dirname "$0")/lib.sh"
+command -v mpirun >/dev/null || skip "mpirun not installed"
+"$LUABENCH" --quiet /dev/stdin <<<'os.exit(lb.mpi ~= nil and 0 or 3)' || skip "no MPI support"
+tmp=$(lb_tmpdir)
+mpi() { timeout 120 mpirun --allow-run-as-root --oversubscribe -np 3 "$@"; }
+
+cat > "$tmp/merge.lua" <<'EOF2'
+local lat = ({"300us", "1ms", "3ms"})[lb.rank + 1]
+local r = lb.run{name = "m", ioengine = "null", rw = "randread", bs = "4k",
+                 size = ({"2m", "1m", "512k"})[lb.rank + 1], null_lat = lat}
+assert(lb.size == 3 and #r.hosts == 3, "three host rows")
+local ios, bytes = 0, 0
+for _, h in ipairs(r.hosts) do ios = ios + h.ios; bytes = bytes + h.bytes end
+assert(ios == r.read.total_ios, "merged ios " .. r.read.total_ios .. " = sum of rows " .. ios)
+assert(bytes == r.read.io_bytes, "merged bytes = sum of rows")
+assert(r.read.total_ios == 512 + 256 + 128, "exact total")
+-- the union of every rank's samples, rebuilt here from the local histograms
+local union = lb.hist()
+for _, text in ipairs(lb.allgather(lb.json(r["local"].read.clat_hist:buckets()))) do
+  for _, b in ipairs(lb.json_decode(text)) do union:record((b.lo + b.hi) // 2, b.count) end
+end
+local p99, up99 = r.read.clat_ns.percentile[99], union:percentile(99)
+assert(math.abs(p99 - up99) <= up99 / 64 + 1, ("cluster p99 %d vs union p99 %d"):format(p99, up99))
+local mean = 0
+for _, h in ipairs(r.hosts) do mean = mean + h.p99_ns / 3 end
+assert(math.abs(p99 - mean) > p99 * 0.1, ("p99 %d must differ from the mean of p99s %.0f"):format(p99, mean))
+if lb.rank == 0 then print("merged", r.read.total_ios, p99, math.floor(mean)) end
+EOF2
+out=$(mpi "$LUABENCH" --quiet "$tmp/merge.lua" 2>&1) || fail "merge run: $out"
+contains "$out" "$(printf "merged\t896")" "rank 0 prints the merged total"
+
+printf 'if lb.rank == 1 then error("broken on rank one") end\nlb.barrier()\nlb.sleep(60)\n' > "$tmp/err.lua"
+start=$(date +%s)
+rc=0
+out=$(mpi "$LUABENCH" --quiet "$tmp/err.lua" 2>&1) || rc=$?
+[ "$rc" -ne 0 ] || fail "an error on rank 1 must fail the run"
+[ $(( $(date +%s) - start )) -lt 30 ] || fail "error on rank 1 took too long to end the run"
+contains "$out" "rank 1" "the message names the rank"
+contains "$out" "broken on rank one" "the message is the rank's"
+
+printf 'local mpi = require "luabench.mpi"\nlocal v = mpi.phase("one", function() return lb.rank + 42 end)\nassert(v == 42)\nlocal _, lead = mpi.host_ranks()\nlocal n = 0\nfor _, x in ipairs(lb.allgather(lead and "1" or "0")) do n = n + tonumber(x) end\nassert(n == mpi.hosts(), "one leader per host")\n' > "$tmp/phase.lua"
+mpi "$LUABENCH" --quiet "$tmp/phase.lua" >/dev/null 2>&1 || fail "phases"
+pass
