@@ -255,6 +255,15 @@ uint32_t lb_gen_bs(struct lb_worker *w, unsigned d)
 
 static int op_fail(struct lb_worker *w, int err, const char *msg)
 {
+    struct lb_run *r = w->run;
+
+    pthread_mutex_lock(&r->mu);
+    if (!r->op_err) {
+        r->op_err = err;
+        snprintf(r->err, sizeof(r->err), "job '%s': %s", w->job->name, msg);
+    }
+    lb_run_stop_locked(r, "op source failed");
+    pthread_mutex_unlock(&r->mu);
     w->st.err.count++;
     lb_err_note(&w->st.err, LB_READ, err, 1);
     lb_err_first(&w->st.err, err, LB_READ, "", 0, msg);
@@ -270,7 +279,10 @@ static int op_refill(struct lb_worker *w)
     if (n < 0) {
         char full[256];
 
-        snprintf(full, sizeof(full), "op source: %s", msg[0] ? msg : strerror(-n));
+        if (msg[0])
+            snprintf(full, sizeof(full), "%s", msg);
+        else
+            snprintf(full, sizeof(full), "op source: %s", strerror(-n));
         return op_fail(w, -n, full);
     }
     w->nops = (unsigned)n;

@@ -122,13 +122,28 @@ struct lb_op {
     uint32_t len;
 };
 
+/* What a worker tells its source once its files are open. */
+struct lb_file;
+struct lb_opsrc_env {
+    const struct lb_job *job;    /* the worker's copy of the job */
+    unsigned clone;
+    const struct lb_file *files; /* path, size (bytes the job uses), file_offset */
+    unsigned nfiles;
+    uint64_t max_len;            /* the longest op the buffers hold */
+    uint64_t seed;               /* per clone; repeats with randrepeat */
+};
+
 struct lb_opsrc_ops {
     /* Per worker thread: create the source's state for clone number clone. */
     int (*open)(void *arg, unsigned clone, void **state);
     /* Fills up to max ops; returns how many (0 = done) or -errno; err gets a
-     * message on failure. */
+     * message on failure.  A failure stops the run: lb_run_wait returns
+     * the -errno and lb_run_error the message. */
     int (*next)(void *state, struct lb_op *ops, int max, char *err, unsigned errlen);
     void (*close)(void *state);
+    /* Optional, on the worker thread after open, before the start barrier:
+     * 0 or -errno with a message in err (the run then fails to prepare). */
+    int (*start)(void *state, const struct lb_opsrc_env *env, char *err, unsigned errlen);
 };
 
 #endif

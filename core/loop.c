@@ -367,19 +367,21 @@ static int fail_engine(struct lb_worker *w, const char *what, int err)
     return END_ERROR;
 }
 
+/* The engine stamps t_issue when the kernel took the I/O (io_uring,
+ * libaio); the clock is read here only for an engine that does not. */
 static int commit(struct lb_worker *w, unsigned nq)
 {
     int ret = w->eng->commit(w->priv), end = 0;
-    uint64_t t = lb_clock_now();
+    uint64_t t = 0;
 
     for (unsigned i = 0; i < nq; i++) {
         struct lb_io *io = w->queued[i];
 
         if (!io->t_issue)
-            io->t_issue = t;
+            io->t_issue = t ? t : (t = lb_clock_now());
         if (ret < 0) {
             io->result = ret;
-            end = complete(w, io, t, false) ?: end;
+            end = complete(w, io, io->t_issue, false) ?: end;
             w->freeq[w->nfree++] = io;
         } else {
             w->busy[io - w->ios] = 1;

@@ -480,7 +480,7 @@ int lb_run_wait(struct lb_run *r)
     r->t_end = lb_clock_now();
     ret = build_results(r);
     r->phase = RUN_WAITED;
-    return ret;
+    return r->op_err ? -r->op_err : ret;
 }
 
 /* freeing */

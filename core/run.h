@@ -126,7 +126,8 @@ int lb_run_next_interval(struct lb_run *r, const struct lb_interval **iv);
  * Async-signal-safe when reason is NULL. */
 void lb_run_stop(struct lb_run *r, const char *reason);
 /* Joins the workers and builds the results. 0 or -errno.  A run whose
- * I/Os failed returns 0 too: the stats say what happened.  After an
+ * I/Os failed returns 0 too: the stats say what happened; a run whose op
+ * source failed returns its -errno (message in lb_run_error).  After an
  * io_timeout a thread still stuck 2 s later is left behind (detached);
  * its clone's stats then hold only the timeout. */
 int lb_run_wait(struct lb_run *r);

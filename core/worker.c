@@ -307,6 +307,23 @@ static int engine_start(struct lb_worker *w)
     return 0;
 }
 
+static int opsrc_start(struct lb_worker *w)
+{
+    struct lb_opsrc_env env = {
+        .job = w->job, .clone = w->clone, .files = w->files, .nfiles = w->nfiles,
+        .max_len = w->buf_len, .seed = w->vseed,
+    };
+    char msg[200] = "";
+    int ret;
+
+    if (!w->opsrc->start)
+        return 0;
+    ret = w->opsrc->start(w->opstate, &env, msg, sizeof(msg));
+    if (ret < 0)
+        return fail(w, ret, "job '%s': %s", w->job->name, msg[0] ? msg : strerror(-ret));
+    return 0;
+}
+
 static int opsrc_open(struct lb_worker *w)
 {
     int ret;
@@ -322,7 +339,7 @@ static int opsrc_open(struct lb_worker *w)
         return fail(w, ret, "op source for clone %u of job '%s': %s", w->clone,
                     w->job->name, strerror(-ret));
     }
-    return 0;
+    return opsrc_start(w);
 }
 
 static int alloc_gen(struct lb_worker *w)

@@ -178,6 +178,7 @@ struct lb_run {
     int stop_kind;               /* 0 none, 1 reason given, 2 no reason */
     char stop_reason[128];
     bool partial, timed_out;
+    int op_err;                  /* an op source failed (errno; run->mu) */
     unsigned intr0;
     atomic_int refs;
     uint64_t t_new, t_prepare, t_release, t0, iv_len, grace_end, t_end;

@@ -24,6 +24,7 @@
 #include "lb.h"
 #include "result.h"
 #include "mpi.h"
+#include "gen.h"
 
 #define JOBS_MT "lb.jobs"
 #define RUN_MT "lb.runguard"
@@ -59,8 +60,10 @@ struct jobs_ud {
 static int jobs_gc(lua_State *L)
 {
     struct jobs_ud *u = luaL_checkudata(L, 1, JOBS_MT);
-    for (size_t i = 0; i < u->n; i++)
+    for (size_t i = 0; i < u->n; i++) {
+        lb_gen_detach(&u->job[i]);
         lb_job_free(&u->job[i]);
+    }
     u->n = 0;
     return 0;
 }
@@ -75,8 +78,8 @@ static struct jobs_ud *new_jobs(lua_State *L, size_t n)
 
 static int is_meta_key(const char *k)
 {
-    static const char *const keys[] = {"stop", "jobs", "generator", "progress",
-                                       "label", NULL};
+    static const char *const keys[] = {"stop", "jobs", "generator", "generator_args",
+                                       "progress", "label", NULL};
     if (k[0] == '_')
         return 1;
     for (int i = 0; keys[i]; i++)
@@ -190,7 +193,10 @@ static struct jobs_ud *jobs_from_spec(lua_State *L)
                 lb_usage_error(L, "lb.run: jobs[%d] is not a table", (int)i + 1);
             lua_newtable(L);
             apply_options(L, lua_gettop(L) - 1, &u->job[i], lua_gettop(L));
+            lb_gen_attach(L, 1, lua_gettop(L) - 1, &u->job[i]);
             lua_pop(L, 3);
+        } else {
+            lb_gen_attach(L, 1, 0, &u->job[i]);
         }
         finish_job(L, &u->job[i]);
     }

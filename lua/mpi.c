@@ -439,6 +439,12 @@ int lb_mpi_open(lua_State *L)
     lua_setfield(L, -2, "size");
     lua_pushboolean(L, mpi_on);
     lua_setfield(L, -2, "mpi");
+#ifdef LB_HAVE_MPI
+    lua_pushboolean(L, 1);
+#else
+    lua_pushboolean(L, 0);
+#endif
+    lua_setfield(L, -2, "mpi_support");
     lua_pushcfunction(L, l_barrier);
     lua_setfield(L, -2, "barrier");
     lua_pushcfunction(L, l_allgather);

@@ -137,10 +137,12 @@ static unsigned fault_draw(struct fault_priv *p)
     return f;
 }
 
-/* Sleeps ns in slices of at most 10 ms, ending early once the run stops. */
+/* Sleeps ns in slices of at most 10 ms, ending early once the run stops.
+ * The run sets the flag with an atomic store from another thread: read it
+ * atomically too (a plain volatile read is a data race). */
 static void fault_sleep(uint64_t ns, const volatile int *stop)
 {
-    while (ns && !(stop && *stop)) {
+    while (ns && !(stop && __atomic_load_n(stop, __ATOMIC_RELAXED))) {
         uint64_t slice = ns < 10000000 ? ns : 10000000;
         struct timespec ts = { 0, (long)slice };
 

@@ -13,6 +13,15 @@
  * answer EOPNOTSUPP per I/O).  Trim is IORING_OP_FALLOCATE; on a polled
  * ring trim and fsync run synchronously in queue(), as the ring refuses
  * them.
+ *
+ * The ring asks for the cheapest completion delivery the kernel has, as
+ * fio does: DEFER_TASKRUN with SINGLE_ISSUER (completions wait, as task
+ * work, until this thread enters the kernel for events: no interrupt of
+ * the thread per completion, and io-wq completions reach the ring in
+ * batches), else COOP_TASKRUN, else none.  Every submission also asks for
+ * events, so the completions that arrived meanwhile are in the CQ ring at
+ * the next reap without a wait.  The ring fd is registered when the
+ * kernel can, which spares a descriptor look-up per io_uring_enter.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,10 +41,10 @@ struct uring_priv {
     unsigned inflight;           /* queued or submitted, not reaped */
     struct lb_io **queued;       /* in the SQ ring, not yet submitted */
     unsigned nqueued;
-    struct io_uring_cqe **cqes;  /* depth, for batch reaping */
     bool fixed_files;
     bool fixed_bufs;
     bool iopoll;                 /* polled ring: no fsync or fallocate there */
+    bool getevents;              /* submit with IORING_ENTER_GETEVENTS */
     struct lb_file *files;       /* cfg->files: registered slot = index */
     unsigned nfiles;
 };
@@ -63,27 +72,61 @@ static int uring_probe(char *why, size_t len)
     return 0;
 }
 
+/* Completion delivery flags, best first; init takes the first the kernel
+ * accepts (older kernels answer EINVAL to flags they do not know). */
+static const unsigned uring_taskrun_flags[] = {
+    IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG |
+        IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
+    IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG,
+    0,
+};
+
+/* The ring with base flags and the best completion delivery it takes. */
+static int uring_queue_init(struct uring_priv *p, unsigned base)
+{
+    struct io_uring_params params;
+    unsigned first = base & IORING_SETUP_SQPOLL ? 2 : 0;   /* SQPOLL takes none */
+    if (getenv("LBX_FIRST")) first = (unsigned)atoi(getenv("LBX_FIRST"));
+    int ret = -EINVAL;
+
+    for (unsigned i = first; i < 3 && ret == -EINVAL; i++) {
+        memset(&params, 0, sizeof(params));
+        params.flags = base | uring_taskrun_flags[i] | IORING_SETUP_CQSIZE;
+        params.cq_entries = p->depth;    /* never more in flight */
+        ret = io_uring_queue_init_params(p->depth, &p->ring, &params);
+        if (ret == -EINVAL) {
+            params.flags &= ~IORING_SETUP_CQSIZE;
+            ret = io_uring_queue_init_params(p->depth, &p->ring, &params);
+        }
+    }
+    if (ret == 0)
+        p->getevents = !(base & IORING_SETUP_SQPOLL) && !getenv("LBX_NOGE");
+    return ret;
+}
+
 static int uring_setup(struct uring_priv *p, const struct lb_engine_cfg *cfg)
 {
     const struct lb_job *job = cfg->job;
-    struct io_uring_params params;
+    unsigned flags = 0;
     int ret;
 
-    memset(&params, 0, sizeof(params));
     if (job && job->sqthread_poll)
-        params.flags |= IORING_SETUP_SQPOLL;
+        flags |= IORING_SETUP_SQPOLL;
     if (job && job->hipri) {
         if (!cfg->direct) {
             lb_eng_cfg_why(cfg, "io_uring: hipri=1 (IOPOLL) needs direct=1");
             return -EINVAL;
         }
-        params.flags |= IORING_SETUP_IOPOLL;
+        flags |= IORING_SETUP_IOPOLL;
         p->iopoll = true;
     }
-    ret = io_uring_queue_init_params(p->depth, &p->ring, &params);
-    if (ret < 0)
+    ret = uring_queue_init(p, flags);
+    if (ret < 0) {
         lb_eng_cfg_why(cfg, "io_uring_setup: %s%s", strerror(-ret), uring_hint(ret));
-    return ret;
+        return ret;
+    }
+    io_uring_register_ring_fd(&p->ring);   /* an optimisation: may fail */
+    return 0;
 }
 
 static int uring_register_files(struct uring_priv *p, const struct lb_engine_cfg *cfg)
@@ -138,7 +181,6 @@ static int uring_register_bufs(struct uring_priv *p, const struct lb_engine_cfg 
 static void uring_free(struct uring_priv *p)
 {
     free(p->queued);
-    free(p->cqes);
     free(p);
 }
 
@@ -153,8 +195,7 @@ static int uring_init(const struct lb_engine_cfg *cfg, void **priv)
     p->files = cfg->files;
     p->nfiles = cfg->nfiles;
     p->queued = calloc(p->depth, sizeof(*p->queued));
-    p->cqes = calloc(p->depth, sizeof(*p->cqes));
-    if (!p->queued || !p->cqes) {
+    if (!p->queued) {
         uring_free(p);
         return -ENOMEM;
     }
@@ -289,7 +330,8 @@ static int uring_commit(void *priv)
     if (p->nqueued == 0)
         return 0;
     do
-        ret = io_uring_submit(&p->ring);
+        ret = p->getevents ? io_uring_submit_and_get_events(&p->ring)
+                           : io_uring_submit(&p->ring);
     while (ret == -EINTR);
     if (ret == -EAGAIN || ret == -EBUSY)
         return 0;                 /* stays in the SQ ring; retried later */
@@ -301,7 +343,8 @@ static int uring_commit(void *priv)
     for (int i = 0; i < ret; i++)
         p->queued[i]->t_issue = now;
     p->nqueued -= (unsigned)ret;
-    memmove(p->queued, p->queued + ret, p->nqueued * sizeof(*p->queued));
+    if (p->nqueued)
+        memmove(p->queued, p->queued + ret, p->nqueued * sizeof(*p->queued));
     return 0;
 }
 
@@ -312,19 +355,33 @@ static int64_t uring_result(const struct io_uring_cqe *cqe, const struct lb_io *
     return cqe->res;
 }
 
+/* Moves up to max completions from the CQ ring to evs, in one pass over
+ * the ring (one acquire of the tail per entry, one release of the head). */
 static unsigned uring_reap(struct uring_priv *p, unsigned max, struct lb_io **evs)
 {
-    unsigned got = io_uring_peek_batch_cqe(&p->ring, p->cqes, max < p->depth ? max : p->depth);
+    struct io_uring_cqe *cqe;
+    unsigned head, got = 0;
 
-    for (unsigned i = 0; i < got; i++) {
-        struct lb_io *io = io_uring_cqe_get_data(p->cqes[i]);
+    io_uring_for_each_cqe(&p->ring, head, cqe) {
+        struct lb_io *io = io_uring_cqe_get_data(cqe);
 
-        io->result = uring_result(p->cqes[i], io);
-        evs[i] = io;
+        if (got == max)
+            break;
+        io->result = uring_result(cqe, io);
+        evs[got++] = io;
     }
-    io_uring_cq_advance(&p->ring, got);
-    p->inflight -= got;
+    if (got) {
+        io_uring_cq_advance(&p->ring, got);
+        p->inflight -= got;
+    }
     return got;
+}
+
+/* Completions the kernel holds back until this thread asks (deferred task
+ * work, or an overflowed CQ ring). */
+static bool uring_held_back(const struct uring_priv *p)
+{
+    return IO_URING_READ_ONCE(*p->ring.sq.kflags) & (IORING_SQ_TASKRUN | IORING_SQ_CQ_OVERFLOW);
 }
 
 static int uring_getevents(void *priv, unsigned min, unsigned max, struct lb_io **evs)
@@ -338,12 +395,19 @@ static int uring_getevents(void *priv, unsigned min, unsigned max, struct lb_io 
     if (min > p->inflight - p->nqueued)
         min = p->inflight - p->nqueued;   /* never wait for the unsubmitted */
     for (;;) {
+        int ret;
+
         n += uring_reap(p, max - n, evs + n);
-        if (n >= min || n >= max)
+        if (n >= max || (n >= min && (n || !uring_held_back(p))))
             return (int)n;
-        int ret = io_uring_wait_cqe_nr(&p->ring, &cqe, min - n);
+        if (n >= min)
+            ret = io_uring_get_events(&p->ring);      /* min 0: flush, no wait */
+        else
+            ret = io_uring_wait_cqe_nr(&p->ring, &cqe, min - n);
         if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -ETIME)
             return n ? (int)n : ret;
+        if (n >= min)
+            return (int)(n + uring_reap(p, max - n, evs + n));
     }
 }
 

@@ -195,7 +195,8 @@ static void aio_refuse(struct aio_priv *p, int err)
 static void aio_shift(struct aio_priv *p, unsigned n)
 {
     p->npending -= n;
-    memmove(p->pending, p->pending + n, p->npending * sizeof(*p->pending));
+    if (p->npending)
+        memmove(p->pending, p->pending + n, p->npending * sizeof(*p->pending));
 }
 
 static int aio_commit(void *priv)
@@ -227,6 +228,8 @@ static unsigned aio_take_failed(struct aio_priv *p, unsigned max, struct lb_io *
 {
     unsigned n = p->nfailed < max ? p->nfailed : max;
 
+    if (n == 0)
+        return 0;                 /* the usual case: nothing refused */
     memcpy(evs, p->failed, n * sizeof(*evs));
     p->nfailed -= n;
     memmove(p->failed, p->failed + n, p->nfailed * sizeof(*p->failed));

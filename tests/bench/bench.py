@@ -73,6 +73,36 @@ def sweep(lb, rt):
     print(f"{'10-point numjobs sweep (1..512)':38s} fio {f*1e3:8.0f} ms | luabench {l*1e3:8.0f} ms | "
           f"per point {f/10*1e3:.1f} vs {l/10*1e3:.1f} ms", flush=True)
 
+GENERATOR_SCRIPT = """
+local r = lb.run{name = "g", ioengine = "null", bs = "4k", size = "1g", time_based = true,
+  runtime = "%s", generator = function(ctx)
+    local read, rand, n = ctx.read, ctx.rand, ctx.file_size(1) // 4096
+    for _ = 1, ctx.batch do read((rand(n) - 1) * 4096, 4096) end
+  end}
+print(lb.json{jobs = {{read = r.read, write = r.write, usr_cpu = r.usr_cpu, sys_cpu = r.sys_cpu,
+                       job_runtime = r.job_runtime}}})
+"""
+
+def generator(lb, rt):
+    """4k random reads from a Lua generator (ctx.read per op) on the null
+    engine against fio's own null engine doing 4k random reads."""
+    f = job_stats(run_json(["fio", "--output-format=json", "--name=n", "--ioengine=null",
+                            "--rw=randread", "--bs=4k", "--size=1g", f"--runtime={rt}",
+                            "--time_based", "--clocksource=cpu"]))
+    rts = rt if rt[-1].isalpha() else rt + "s"
+    with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as fh:
+        fh.write(GENERATOR_SCRIPT % rts)
+    try:
+        l = job_stats(run_json([lb, "--quiet", fh.name]))
+    finally:
+        os.unlink(fh.name)
+    ratio = l["iops"] / f["iops"] if f["iops"] else float("nan")
+    cpu_ratio = (l["cpu_ns_per_io"] / f["cpu_ns_per_io"]) if f["cpu_ns_per_io"] else float("nan")
+    print(f"{'Lua generator 4k randread vs fio null':38s} fio {f['iops']:>12,.0f} IOPS "
+          f"{f['cpu_ns_per_io']:8.0f} ns CPU/IO | luabench {l['iops']:>12,.0f} IOPS "
+          f"{l['cpu_ns_per_io']:8.0f} ns CPU/IO | IOPS x{ratio:.2f}  CPU/IO x{cpu_ratio:.2f}",
+          flush=True)
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--luabench", default=os.path.join(os.path.dirname(__file__), "../../build/luabench"))
@@ -118,6 +148,8 @@ def main():
                      f"--filename={f}", f"--runtime={rt}", "--time_based"], lb, res)
         if want("sweep"):
             sweep(lb, rt)
+        if want("generator"):
+            generator(lb, rt)
     finally:
         shutil.rmtree(shm, ignore_errors=True)
         shutil.rmtree(disk, ignore_errors=True)

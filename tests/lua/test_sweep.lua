@@ -1,6 +1,7 @@
 -- Description: sweeps run the cartesian product in the given order with
 -- hooks and repeats; sweep.knee stops a numjobs sweep on the null engine
 -- after its knee (null_knee=4) and names numjobs=4 as the knee.
+-- lb-test: serial (set latencies need the cores)
 local sweep = require "luabench.sweep"
 local cache = require "luabench.cache"
 

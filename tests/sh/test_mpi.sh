@@ -3,21 +3,22 @@
 # merges histograms bucket by bucket (the cluster p99 is the p99 of all
 # I/Os, not the mean of the ranks' p99s), and an error on one rank ends all.
 . "$(dirname "$0")/lib.sh"
+# lb-test: serial (set latencies need the cores)
 command -v mpirun >/dev/null || skip "mpirun not installed"
-"$LUABENCH" --quiet /dev/stdin <<<'os.exit(lb.mpi ~= nil and 0 or 3)' || skip "no MPI support"
+"$LUABENCH" --quiet /dev/stdin <<<'os.exit(lb.mpi_support and 0 or 3)' || skip "no MPI support"
 tmp=$(lb_tmpdir)
 mpi() { timeout 120 mpirun --allow-run-as-root --oversubscribe -np 3 "$@"; }
 
 cat > "$tmp/merge.lua" <<'EOF2'
-local lat = ({"300us", "1ms", "3ms"})[lb.rank + 1]
+local lat = ({"200us", "2ms", "20ms"})[lb.rank + 1]
 local r = lb.run{name = "m", ioengine = "null", rw = "randread", bs = "4k",
-                 size = ({"2m", "1m", "512k"})[lb.rank + 1], null_lat = lat}
+                 size = ({"2m", "1m", "256k"})[lb.rank + 1], null_lat = lat}
 assert(lb.size == 3 and #r.hosts == 3, "three host rows")
 local ios, bytes = 0, 0
 for _, h in ipairs(r.hosts) do ios = ios + h.ios; bytes = bytes + h.bytes end
 assert(ios == r.read.total_ios, "merged ios " .. r.read.total_ios .. " = sum of rows " .. ios)
 assert(bytes == r.read.io_bytes, "merged bytes = sum of rows")
-assert(r.read.total_ios == 512 + 256 + 128, "exact total")
+assert(r.read.total_ios == 512 + 256 + 64, "exact total")
 -- the union of every rank's samples, rebuilt here from the local histograms
 local union = lb.hist()
 for _, text in ipairs(lb.allgather(lb.json(r["local"].read.clat_hist:buckets()))) do
@@ -31,7 +32,7 @@ assert(math.abs(p99 - mean) > p99 * 0.1, ("p99 %d must differ from the mean of p
 if lb.rank == 0 then print("merged", r.read.total_ios, p99, math.floor(mean)) end
 EOF2
 out=$(mpi "$LUABENCH" --quiet "$tmp/merge.lua" 2>&1) || fail "merge run: $out"
-contains "$out" "$(printf "merged\t896")" "rank 0 prints the merged total"
+contains "$out" "$(printf "merged\t832")" "rank 0 prints the merged total"
 
 printf 'if lb.rank == 1 then error("broken on rank one") end\nlb.barrier()\nlb.sleep(60)\n' > "$tmp/err.lua"
 start=$(date +%s)
@@ -44,4 +45,23 @@ contains "$out" "broken on rank one" "the message is the rank's"
 
 printf 'local mpi = require "luabench.mpi"\nlocal v = mpi.phase("one", function() return lb.rank + 42 end)\nassert(v == 42)\nlocal _, lead = mpi.host_ranks()\nlocal n = 0\nfor _, x in ipairs(lb.allgather(lead and "1" or "0")) do n = n + tonumber(x) end\nassert(n == mpi.hosts(), "one leader per host")\n' > "$tmp/phase.lua"
 mpi "$LUABENCH" --quiet "$tmp/phase.lua" >/dev/null 2>&1 || fail "phases"
+
+# scaleout.lua: a one-client baseline, then three clients with its efficiency
+so=(files=3 file_size=2m runtime=0.3 numjobs_shared=1,2 numjobs_independent=1 drop=files
+    cache=none workers=1 dir="$tmp/data")
+(cd "$tmp" && "$LUABENCH" --quiet "$LB_SRC/scripts/scaleout.lua" "${so[@]}" out="$tmp/base" \
+   >/dev/null 2>&1) || fail "scaleout baseline"
+(cd "$tmp" && mpi "$LUABENCH" --quiet "$LB_SRC/scripts/scaleout.lua" "${so[@]}" out="$tmp/c3" \
+   baseline="$tmp/base.json" > "$tmp/c3.txt" 2>&1) || fail "scaleout under mpirun: $(tail -5 "$tmp/c3.txt")"
+python3 - "$tmp/c3.json" <<'EOF2' || fail "scaleout cluster JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["topology"] == "1W/3C", d["topology"]
+assert d["clients"] == 3
+for m in ("shared", "independent"):
+    assert d["modes"][m]["points"], m
+eff = json.dumps(d)
+assert "efficiency" in eff, "scaling efficiency against the baseline"
+EOF2
+[ "$(grep -c '^| 1W/3C' "$tmp/c3.md")" -eq 1 ] || fail "cluster row in the markdown table"
 pass

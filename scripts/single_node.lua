@@ -1,0 +1,227 @@
+-- The storage guide's single-node tables: one file read sequentially and
+-- randomly with iodepth=1, libaio, direct I/O and --readonly, at block
+-- sizes 256k and 1M (throughput, MiB/s) and 4k (IOPS), by 1, 32 and 128
+-- threads, printed in the guide's two tables:
+--
+--   | Bandwidth/Threads | Single Thread | 32 Threads | 128 Threads |
+--   | Sequential Read   | 2101 MiB/s    | 9519 MiB/s | 8089 MiB/s  |
+--
+-- It replaces, for every bs, rw and numjobs:
+--   echo 3 | sudo tee /proc/sys/vm/drop_caches
+--   fio -iodepth=1 -rw=read -ioengine=libaio -bs=<bs> -numjobs=<n> -group_reporting \
+--       -size=100G -filename=/mnt/alluxio/100gb -name=read_test --readonly -direct=1 --runtime=60
+--
+--   luabench scripts/single_node.lua [filename=/mnt/alluxio/100gb direct=1 runtime=60]
+--   luabench scripts/single_node.lua help=1
+local script = require "luabench.script"
+local sweep = require "luabench.sweep"
+local report = require "luabench.report"
+local prep = require "luabench.prep"
+
+local P = script.params(script.spec({
+  {"filename", help = "the file to read; laid out when missing (default: 'data' in dir)"},
+  {"dir", help = "directory of the file when filename= is not given (default: a temporary " ..
+                 "directory under the current one)"},
+  {"keep", type = "bool", shown = "0 for the temporary directory, 1 otherwise",
+   help = "1: keep the file at the end"},
+  {"size", type = "size", shown = "the file's size when it exists, else 64m",
+   help = "size of the file (guide: 100G)"},
+  {"runtime", type = "time", default = "1s", help = "time per run (guide: 60)"},
+  {"engine", default = "libaio", help = "I/O engine (libaio falls back to psync)"},
+  {"direct", type = "bool", default = false, help = "1: O_DIRECT (guide: 1)"},
+  {"iodepth", type = "int", min = 1, default = 1, help = "I/O depth per thread"},
+  {"rw", type = "list", default = "read,randread", choices = {"read", "randread"},
+   help = "patterns, one table row each"},
+  {"numjobs", type = "ints", min = 1, default = "1,32,128", help = "threads, one column each"},
+  {"bs", type = "list", default = "256k,1M,4k", help = "block sizes, one table each"},
+  {"iops_below", type = "size", default = "64k",
+   help = "block sizes below this are tabled in IOPS, the others in bandwidth"},
+  {"unit", default = "MiB/s", choices = {"KiB/s", "MiB/s", "GiB/s", "kB/s", "MB/s", "GB/s"},
+   help = "bandwidth unit (the guide's tables use MiB/s and MB/s)"},
+}, script.CACHE_PARAMS, {
+  {"out", help = "also write PREFIX.md and PREFIX.json"},
+}), {about = "The single-node fio tables of the storage guide: sequential and random " ..
+             "reads of one file by 1, 32 and 128 threads, in MiB/s and IOPS."})
+
+local PATTERN = {read = "Sequential Read", randread = "Random Read"}
+
+local notes = {}
+local function note(fmt, ...)
+  local s = string.format(fmt, ...)
+  notes[#notes + 1] = s
+  script.note("%s", s)
+end
+
+local function dirname(p) return p:match("^(.*)/[^/]*$") or "." end
+
+for _, b in ipairs(P.bs) do
+  if not pcall(prep.bytes, b) then
+    script.usage_error("parameter 'bs' must be sizes like 256k,1M,4k, not '%s'", b)
+  end
+end
+
+local function threads_label(n)
+  return n == 1 and "Single Thread" or string.format("%d Threads", n)
+end
+
+-- ---------------------------------------------------------------- runs
+
+local function states()
+  local list, seen = {}, {}
+  for _, s in ipairs(P.cache) do
+    if not seen[s] then seen[s] = true; list[#list + 1] = s end
+  end
+  if seen.none and #list > 1 then
+    script.usage_error("cache: none cannot be combined with hot or cold")
+  end
+  return list, seen.hot and seen.cold
+end
+
+local function run_grid(file, engine, cachest, state)
+  return sweep.run{
+    base = {name = "read_test", ioengine = engine, iodepth = P.iodepth, direct = P.direct,
+            filename = file.paths[1], size = file.size, readonly = true, group_reporting = true,
+            runtime = P.runtime, time_based = true, invalidate = cachest.invalidate(state)},
+    vary = {{"bs", P.bs}, {"rw", P.rw}, {"numjobs", P.numjobs}},
+    before_each = function() cachest.prepare(state) end,
+    unit = P.unit,
+  }
+end
+
+local function points_of(sw, state)
+  local out = {}
+  for _, p in ipairs(sw.points) do
+    local v = p.values
+    out[#out + 1] = {cache = state, bs = p.params.bs, rw = p.params.rw, numjobs = p.params.numjobs,
+                     bw_bytes = v.bw, iops = v.iops, clat_p50_ns = v.p50, clat_p99_ns = v.p99}
+  end
+  return out
+end
+
+-- ---------------------------------------------------------------- tables
+
+local function find(points, state, bs, rw, nj)
+  for _, p in ipairs(points) do
+    if p.cache == state and p.bs == bs and p.rw == rw and p.numjobs == nj then return p end
+  end
+end
+
+-- One guide table: a row per pattern, a column per thread count.
+local function guide_table(points, state, bs, multi)
+  local iops = prep.bytes(bs) < prep.bytes(P.iops_below)
+  local title = iops and string.format("IOPS (%s block size)", bs) or
+                string.format("Throughput (%s block size)", bs)
+  if multi then title = title .. ", " .. state .. " cache" end
+  local head = {iops and "IOPS/Threads" or "Bandwidth/Threads"}
+  for _, n in ipairs(P.numjobs) do head[#head + 1] = threads_label(n) end
+  local lines = {"### " .. title, "", "| " .. table.concat(head, " | ") .. " |",
+                 "|" .. string.rep("---|", #head)}
+  for _, rw in ipairs(P.rw) do
+    local cells = {PATTERN[rw]}
+    for _, n in ipairs(P.numjobs) do
+      local p = find(points, state, bs, rw, n)
+      cells[#cells + 1] = not p and "-" or iops and report.fmt_iops(p.iops) or
+                          report.fmt_bw(p.bw_bytes, P.unit)
+    end
+    lines[#lines + 1] = "| " .. table.concat(cells, " | ") .. " |"
+  end
+  return table.concat(lines, "\n") .. "\n"
+end
+
+local function tables(points, list)
+  local out = {}
+  for _, state in ipairs(list) do
+    for _, bs in ipairs(P.bs) do out[#out + 1] = guide_table(points, state, bs, #list > 1) end
+  end
+  return table.concat(out, "\n")
+end
+
+-- The guide: cold is usually 10-50x slower than hot.
+local function compare(points)
+  local worst
+  for _, h in ipairs(points) do
+    if h.cache == "hot" then
+      local c = find(points, "cold", h.bs, h.rw, h.numjobs)
+      local ratio = c and c.bw_bytes > 0 and h.bw_bytes / c.bw_bytes
+      if ratio and (not worst or ratio < worst.ratio) then worst = {ratio = ratio, p = h} end
+    end
+  end
+  if worst and worst.ratio < 2 then
+    note("hot is only %.2fx the cold throughput at bs=%s rw=%s numjobs=%d; cold is usually " ..
+         "10-50x slower, so the hot runs probably hit the backend (the cache was not fully " ..
+         "loaded, or there is no cache tier in front of it)", worst.ratio, worst.p.bs,
+         worst.p.rw, worst.p.numjobs)
+  end
+end
+
+-- ---------------------------------------------------------------- main
+
+-- The file: filename= as it is when it exists (its size unless size= is
+-- given), else laid out.
+local function data_file(dir)
+  local path = P.filename or (dir .. "/data")
+  local st = lb.stat(path)
+  local size = P.size or (st and st.type == "file" and st.size > 0 and st.size) or "64m"
+  local file
+  for r = 0, (lb.size or 1) - 1 do
+    if (lb.rank or 0) == r then file = prep.file{path = path, size = size} end
+    script.barrier()
+  end
+  return file
+end
+
+local function main()
+  if P.out and not (lb.stat(dirname(P.out)) or {}).type then
+    script.usage_error("out: directory %s does not exist", dirname(P.out))
+  end
+  local list, both = states()
+  local engine, why = script.engine(P.engine)
+  if why then note("%s", why) end
+  local temp = P.filename == nil and P.dir == nil
+  local dir = P.filename and dirname(P.filename) or P.dir or script.tempdir("single-node")
+  local keep = P.keep
+  if keep == nil then keep = not temp end
+  local file
+  local _ <close> = setmetatable({}, {__close = function()
+    if keep or not (file or temp) then return end
+    local left = script.cleanup{dir = dir, paths = not temp and file.paths or nil, rmdir = temp}
+    if left then script.warn("%s", left) end
+  end})
+  file = data_file(dir)
+  local cachest = script.cache_state(P, file, {direct = P.direct})
+
+  local points = {}
+  for _, state in ipairs(list) do
+    for _, p in ipairs(points_of(run_grid(file, engine, cachest, state), state)) do
+      points[#points + 1] = p
+    end
+  end
+  if both then compare(points) end
+  if cachest.warning then notes[#notes + 1] = cachest.warning end
+  if not script.rank0() then return 0 end
+
+  local md = tables(points, list)
+  local setup = string.format("%s, %s, size %s, iodepth=%d, %s, direct=%d, runtime %s, cache=%s",
+                              file.paths[1], "readonly", report.fmt_bytes(file.size), P.iodepth,
+                              engine, P.direct and 1 or 0, P.runtime, table.concat(list, ","))
+  print(setup .. "\n")
+  print(md)
+  if P.out then
+    local params = {}
+    for k, v in pairs(P) do params[k] = v end
+    params.engine, params.filename, params.size = engine, file.paths[1], file.size
+    params.cache = table.concat(P.cache, ",")
+    local doc = {schema = "luabench.single_node/1", version = lb.version,
+                 time = os.date("!%Y-%m-%dT%H:%M:%SZ"),
+                 host = {hostname = lb.hostname(), cpus = lb.cpus()}, params = params,
+                 points = points, notes = #notes > 0 and notes or nil}
+    local text = "# Single-node read: " .. setup .. "\n\n" .. md
+    for _, n in ipairs(notes) do text = text .. "\nNote: " .. n .. "\n" end
+    report.write(P.out .. ".md", text)
+    report.write(P.out .. ".json", lb.json(doc, true) .. "\n")
+    print(string.format("wrote %s.md and %s.json", P.out, P.out))
+  end
+  return 0
+end
+
+return script.main(main)

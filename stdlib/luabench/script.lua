@@ -1,0 +1,460 @@
+--[[
+luabench.script: what the scripts under scripts/ share -- key=value
+parameters (defaults, types, help=1, unknown names refused), notes and
+warnings on stderr, a temporary data directory removed at the end, the
+io_uring -> libaio fallback, and the cache state the storage guide sets up
+before every read run (drop the client page cache, then load or free the
+cache tier with shell hooks).
+
+  local script = require "luabench.script"
+  local P, given = script.params({
+    {"files", default = 4, type = "int", min = 1, help = "number of data files"},
+    {"modes", default = "shared,independent", type = "list",
+     choices = {"shared", "independent"}, help = "file access modes to run"},
+    {"dir", help = "data directory (default: a temporary one)"},
+  }, {about = "what the script does, one paragraph"})
+
+The spec is an array of {name, default=, type=, help=, choices=, min=,
+shown=} (help lists them in that order) or a table keyed by name (listed in
+name order); both may be mixed.  Types: string (default), int, number,
+bool (0/1, true/false, yes/no, on/off), size (fio units, kept as text),
+time (fio units, kept as text), ints and list (comma-separated; choices
+apply to each item).  A string default is parsed like the command line;
+`shown` replaces the default in the help text (a computed default).
+
+help=1 prints the parameters and exits 0.  An unknown name or a bad value
+prints one line on stderr ("luabench: NAME: ...", the known names listed)
+and exits 2.  Returns the values and the set of names given.
+]]
+
+local stop = require "luabench.stop"
+local prep = require "luabench.prep"
+local cache = require "luabench.cache"
+
+local M = {}
+
+-- ---------------------------------------------------------------- names
+
+-- The running script's file name, from the outermost Lua chunk.
+function M.name()
+  local name, level = nil, 2
+  while true do
+    local info = debug.getinfo(level, "S")
+    if not info then break end
+    if info.what == "main" and info.source:sub(1, 1) == "@" then name = info.source:sub(2) end
+    level = level + 1
+  end
+  return name and (name:match("([^/]+)$") or name) or "script"
+end
+
+M.script_name = nil
+
+local function prefix()
+  return "luabench: " .. (M.script_name or M.name()) .. ": "
+end
+
+function M.rank0()
+  return (lb.rank or 0) == 0
+end
+
+-- Prints one line on stderr and exits 2 (bad input).
+function M.usage_error(fmt, ...)
+  io.stderr:write(prefix() .. string.format(fmt, ...) .. "\n")
+  io.stderr:flush()
+  os.exit(2, true)
+end
+
+-- "note: ..." on stderr (rank 0, not with --quiet).
+function M.note(fmt, ...)
+  if lb.quiet or not M.rank0() then return end
+  io.stderr:write("note: " .. string.format(fmt, ...) .. "\n")
+end
+
+-- "warning: ..." on stderr (rank 0, also with --quiet).
+function M.warn(fmt, ...)
+  if not M.rank0() then return end
+  io.stderr:write("warning: " .. string.format(fmt, ...) .. "\n")
+end
+
+function M.barrier()
+  if lb.barrier and (lb.size or 1) > 1 then lb.barrier() end
+end
+
+-- ---------------------------------------------------------------- params
+
+local TRUE = {["1"] = true, ["true"] = true, yes = true, on = true}
+local FALSE = {["0"] = true, ["false"] = true, no = true, off = true}
+
+local function split(s)
+  local out = {}
+  for w in s:gmatch("[^,%s]+") do out[#out + 1] = w end
+  return out
+end
+
+local function check_choice(p, v)
+  if not p.choices then return end
+  for _, c in ipairs(p.choices) do if c == v then return end end
+  M.usage_error("parameter '%s' must be one of %s, not '%s'", p.name,
+                table.concat(p.choices, ", "), v)
+end
+
+local function to_int(p, s)
+  local n = math.tointeger(tonumber(s))
+  if not n then M.usage_error("parameter '%s' must be an integer, not '%s'", p.name, s) end
+  if p.min and n < p.min then
+    M.usage_error("parameter '%s' must be at least %d, not %d", p.name, p.min, n)
+  end
+  return n
+end
+
+local PARSE = {
+  string = function(p, s) check_choice(p, s); return s end,
+  int = to_int,
+  number = function(p, s)
+    local n = tonumber(s)
+    if not n then M.usage_error("parameter '%s' must be a number, not '%s'", p.name, s) end
+    if p.min and n < p.min then
+      M.usage_error("parameter '%s' must be at least %s, not %s", p.name, p.min, s)
+    end
+    return n
+  end,
+  bool = function(p, s)
+    local l = s:lower()
+    if TRUE[l] then return true end
+    if FALSE[l] then return false end
+    M.usage_error("parameter '%s' must be 0 or 1, not '%s'", p.name, s)
+  end,
+  size = function(p, s)
+    local ok = pcall(prep.bytes, s)
+    if not ok then
+      M.usage_error("parameter '%s' must be a size like 16m or 5G, not '%s'", p.name, s)
+    end
+    return s
+  end,
+  time = function(p, s)
+    local ok = pcall(stop.seconds, s, 1)
+    if not ok then
+      M.usage_error("parameter '%s' must be a duration like 500ms or 60s, not '%s'", p.name, s)
+    end
+    return s
+  end,
+  ints = function(p, s)
+    local out = {}
+    for i, w in ipairs(split(s)) do out[i] = to_int(p, w) end
+    if #out == 0 then M.usage_error("parameter '%s' needs at least one value", p.name) end
+    return out
+  end,
+  list = function(p, s)
+    local out = split(s)
+    for _, w in ipairs(out) do check_choice(p, w) end
+    if #out == 0 then M.usage_error("parameter '%s' needs at least one value", p.name) end
+    return out
+  end,
+}
+
+-- The entries of a spec in display order.
+local function entries(spec)
+  local list, keyed = {}, {}
+  for _, e in ipairs(spec) do
+    local p = {}
+    for k, v in pairs(e) do p[k] = v end
+    p.name = e[1]
+    list[#list + 1] = p
+  end
+  for k, e in pairs(spec) do
+    if type(k) == "string" then
+      local p = {}
+      for kk, v in pairs(e) do p[kk] = v end
+      p.name = k
+      keyed[#keyed + 1] = p
+    end
+  end
+  table.sort(keyed, function(a, b) return a.name < b.name end)
+  for _, p in ipairs(keyed) do list[#list + 1] = p end
+  for _, p in ipairs(list) do
+    p.type = p.type or "string"
+    if not PARSE[p.type] then error("script.params: unknown type '" .. p.type .. "'", 3) end
+  end
+  list[#list + 1] = {name = "help", type = "bool", help = "print these parameters and exit"}
+  return list
+end
+
+local function shown_default(p)
+  if p.shown then return p.shown end
+  local d = p.default
+  if d == nil then return nil end
+  if type(d) == "table" then
+    local s = {}
+    for i, v in ipairs(d) do s[i] = tostring(v) end
+    return table.concat(s, ",")
+  end
+  if type(d) == "boolean" then return d and "1" or "0" end
+  return tostring(d)
+end
+
+-- head followed by text, wrapped at width with lines indented under it.
+local function wrap(head, text, width)
+  local lines, line = {}, head
+  local indent = string.rep(" ", #head)
+  for word in text:gmatch("%S+") do
+    if #line + #word + 1 > width and line ~= head and line ~= indent then
+      lines[#lines + 1] = line
+      line = indent .. word
+    elseif line == head or line == indent then
+      line = line .. word
+    else
+      line = line .. " " .. word
+    end
+  end
+  lines[#lines + 1] = line
+  return table.concat(lines, "\n")
+end
+
+function M.help_text(list, o)
+  local name = M.script_name or M.name()
+  local out = {o.usage or ("usage: luabench scripts/" .. name .. " [key=value ...]")}
+  if o.about then out[#out + 1] = "\n" .. wrap("", o.about, 79) end
+  out[#out + 1] = "\nparameters (key=value):"
+  local w = 0
+  for _, p in ipairs(list) do w = math.max(w, #p.name) end
+  for _, p in ipairs(list) do
+    local d = shown_default(p)
+    local ch = p.choices and (" (" .. table.concat(p.choices, "|") .. ")") or ""
+    local text = (p.help or "") .. ch .. (d and (" [" .. d .. "]") or "")
+    out[#out + 1] = wrap(string.format("  %-" .. w .. "s  ", p.name), text, 79)
+  end
+  return table.concat(out, "\n")
+end
+
+--[[ script.params(spec [, {about=, usage=, name=}]) -> values, given.
+See the top of this file. ]]
+function M.params(spec, o)
+  o = o or {}
+  M.script_name = o.name or M.script_name or M.name()
+  local list = entries(spec)
+  local by, known = {}, {}
+  for _, p in ipairs(list) do by[p.name] = p; known[#known + 1] = p.name end
+  local given_args = args or {}
+  local names = {}
+  for k in pairs(given_args) do
+    if type(k) == "string" then names[#names + 1] = k end
+  end
+  table.sort(names)
+  for k, v in pairs(given_args) do
+    if math.type(k) == "integer" then
+      M.usage_error("unexpected argument '%s' (parameters are key=value; known: %s)", v,
+                    table.concat(known, ", "))
+    end
+  end
+  for _, k in ipairs(names) do
+    if not by[k] then
+      M.usage_error("unknown parameter '%s' (known: %s)", k, table.concat(known, ", "))
+    end
+  end
+  if given_args.help and not FALSE[tostring(given_args.help):lower()] then
+    print(M.help_text(list, o))
+    io.stdout:flush()
+    os.exit(0, true)
+  end
+  local values, given = {}, {}
+  for _, p in ipairs(list) do
+    local s = given_args[p.name]
+    if s ~= nil then
+      values[p.name], given[p.name] = PARSE[p.type](p, tostring(s)), true
+    elseif type(p.default) == "string" and p.type ~= "string" then
+      values[p.name] = PARSE[p.type](p, p.default)
+    else
+      values[p.name] = p.default
+    end
+  end
+  values.help = nil
+  return values, given
+end
+
+-- Concatenates spec arrays (a script's own entries and shared ones).
+function M.spec(...)
+  local out = {}
+  for _, part in ipairs({...}) do
+    for _, e in ipairs(part) do out[#out + 1] = e end
+  end
+  return out
+end
+
+--[[ script.main(fn, ...) -> exit code: runs fn; a failure prints one line,
+"luabench: NAME: message", and returns 1 (the host's exit status when the
+script returns it); bad options lb.run refused go on to the host, which
+exits 2.  Under MPI with several ranks, and with
+LUABENCH_TRACEBACK set, the error goes on to the host (which ends every
+rank, or prints the traceback). ]]
+function M.main(fn, ...)
+  if (lb.size or 1) > 1 or os.getenv("LUABENCH_TRACEBACK") then return fn(...) or 0 end
+  local ok, err = pcall(fn, ...)
+  if ok then return err or 0 end
+  -- Bad options lb.run refused: the host prints them and exits 2.
+  local usage = debug.getregistry()["luabench.usage"]
+  if type(usage) == "string" and tostring(err):find(usage, 1, true) then error(err, 0) end
+  local msg = tostring(err):gsub("^[^\n:]*%.lua:%d+: ", "")
+  io.stderr:write(prefix() .. msg .. "\n")
+  return 1
+end
+
+-- ---------------------------------------------------------------- files
+
+local function quote(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+
+-- A fresh directory under base (default: the current directory), as an
+-- absolute path: base/luabench-NAME.XXXXXX.
+function M.tempdir(name, base)
+  local pattern = string.format("luabench-%s.XXXXXX", name or "data")
+  local p = io.popen("cd " .. quote(base or ".") .. " && mktemp -d \"$(pwd -P)\"/" ..
+                     quote(pattern) .. " 2>&1", "r")
+  local dir = p and p:read("l")
+  local ok = p and p:close()
+  if not ok or not dir or dir == "" then
+    error("cannot make a temporary directory " .. pattern .. ": " .. tostring(dir), 2)
+  end
+  return dir
+end
+
+local function list_dir(dir)
+  local out = {}
+  local p = io.popen("ls -A " .. quote(dir) .. " 2>/dev/null", "r")
+  if not p then return out end
+  for line in p:lines() do out[#out + 1] = dir .. "/" .. line end
+  p:close()
+  return out
+end
+
+--[[ script.cleanup{dir=, paths=, rmdir=true}: removes the files luabench
+created (paths, or every entry of dir when paths is nil), then dir itself
+when rmdir is not false and it is empty.  Files luabench did not create
+stay.  Returns nil or a note of what was left. ]]
+function M.cleanup(o)
+  local left = {}
+  for _, p in ipairs(o.paths or list_dir(o.dir)) do
+    local ok, msg = lb.remove(p)
+    if not ok then left[#left + 1] = msg end
+  end
+  if o.dir and o.rmdir ~= false and not os.remove(o.dir) then
+    return string.format("%s left in place%s", o.dir,
+                         #left > 0 and (": " .. table.concat(left, "; ")) or " (not empty)")
+  end
+  if #left > 0 then return table.concat(left, "; ") end
+  return nil
+end
+
+-- ---------------------------------------------------------------- engines
+
+local function engine_info(name)
+  for _, e in ipairs(lb.engines()) do
+    if e.name == name then return e end
+  end
+end
+
+--[[ script.engine(name) -> name to use, note|nil: io_uring falls back to
+libaio (and libaio to psync) when lb.engines() says it is not supported
+here; any other engine is used as given.  An unknown name is bad input
+(exit 2). ]]
+function M.engine(name)
+  if not engine_info(name) then
+    local names = {}
+    for _, e in ipairs(lb.engines()) do names[#names + 1] = e.name end
+    M.usage_error("parameter 'engine': unknown engine '%s' (engines: %s)", tostring(name),
+                  table.concat(names, ", "))
+  end
+  local chain = {io_uring = "libaio", libaio = "psync"}
+  local note
+  while chain[name] do
+    local e = engine_info(name)
+    if not e or e.supported then break end
+    local next_ = chain[name]
+    note = string.format("%s is not supported here (%s); using %s", name,
+                         e.why or "no reason given", next_)
+    name = next_
+  end
+  return name, note
+end
+
+-- ---------------------------------------------------------------- cache
+
+--[[ The cache parameters of the guide's procedure, for script.params. ]]
+M.CACHE_PARAMS = {
+  {"cache", default = "hot", type = "list", choices = {"hot", "cold", "none"},
+   help = "cache state before every run: hot (drop, then load_cmd, else read the files " ..
+          "through), cold (free_cmd, then drop), none (leave it); hot,cold measures both"},
+  {"drop", default = "all", choices = {"all", "files"},
+   help = "what dropping the client page cache drops: all (3 > drop_caches, as the " ..
+          "guide; fadvise when refused) or files (fadvise on the data files only)"},
+  {"load_cmd", help = "shell command loading the data into the cache tier (hot), " ..
+                      "e.g. 'alluxio job load --path /s3/testdata --submit'"},
+  {"progress_cmd", help = "shell command polled after load_cmd until its output holds " ..
+                          "'until', e.g. 'alluxio job load --path /s3/testdata --progress'"},
+  {"until", default = "SUCCEEDED", help = "text progress_cmd prints when the load is done"},
+  {"fail", default = "FAILED", help = "text progress_cmd prints when the load failed"},
+  {"every", default = "10s", type = "time", help = "time between two polls of progress_cmd"},
+  {"poll_timeout", default = "30m", type = "time", help = "give up polling after this long"},
+  {"free_cmd", help = "shell command freeing the cache tier (cold), " ..
+                      "e.g. 'alluxio job free --path /s3/testdata --submit'"},
+}
+
+--[[ script.cache_state(P, files [, {direct=}]) -> S with S.prepare(state)
+to call before each run ("hot", "cold" or "none") and S.invalidate(state),
+the run's invalidate= (false for hot: lb.run would otherwise drop the
+pages just read).  Every state but none starts by dropping the client page
+cache (the guide does it before every hot and cold run).  Hot then runs
+load_cmd and polls progress_cmd; without load_cmd it reads the files
+through the page cache instead (not with direct=1: O_DIRECT bypasses it).
+Cold runs free_cmd first.  The shell hooks run on rank 0 only; drops and
+warming on every rank.  A drop that leaves the files' pages resident is
+warned about once. ]]
+function M.cache_state(P, files, o)
+  o = o or {}
+  local S = {drops = {}}
+  local function drop()
+    local method, note = cache.drop(files, {global = P.drop ~= "files"})
+    local frac = cache.residency(files)
+    S.drops[#S.drops + 1] = {method = method, note = note, residency = frac}
+    if frac > 0.01 then
+      if not S.warning then
+        S.warning = string.format("the client page cache could not be dropped (%s): runs may " ..
+                                  "read from memory", note or
+                                  string.format("%.0f%% still resident", frac * 100))
+        M.warn("%s", S.warning)
+      end
+    elseif note and not S.noted then
+      S.noted = true
+      M.note("cache drop: %s", note)
+    end
+  end
+  function S.prepare(state)
+    if state == "none" then return end
+    if state == "cold" and P.free_cmd and M.rank0() then
+      cache.exec{cmd = P.free_cmd, check = true}
+    end
+    drop()
+    if state == "hot" then
+      if P.load_cmd then
+        if M.rank0() then
+          cache.exec{cmd = P.load_cmd, check = true}
+          if P.progress_cmd then
+            cache.poll{cmd = P.progress_cmd, done = P["until"], fail = P.fail,
+                       every = P.every, timeout = P.poll_timeout}
+          end
+        end
+      elseif o.direct then
+        if not S.direct_noted then
+          S.direct_noted = true
+          M.note("cache=hot with direct=1 and no load_cmd: O_DIRECT reads bypass the page " ..
+                 "cache, so there is nothing to warm; give load_cmd= to load a cache tier")
+        end
+      else
+        cache.warm(files)
+      end
+    end
+    M.barrier()
+  end
+  function S.invalidate(state) return state ~= "hot" end
+  return S
+end
+
+return M

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Description: scripts/single_node.lua prints the storage guide's two
+# single-node tables -- Throughput (bandwidth by pattern and threads) and
+# IOPS (4k) -- with its rows (Sequential Read, Random Read) and columns
+# (Single Thread, N Threads); out= writes them as Markdown and the points
+# as JSON; it warns when the client page cache could not be dropped (tmpfs
+# keeps its pages); filename= is read as it is and kept; help=1 and an
+# unknown parameter behave like every script's.
+. "$(dirname "$0")/lib.sh"
+S="$LB_SRC/scripts/single_node.lua"
+tmp=$(lb_tmpdir)
+LB_TMPS+=("$tmp")   # lb_tmpdir runs in a subshell: its own append is lost
+cd "$tmp" || fail "cd $tmp"
+
+out=$("$LUABENCH" --quiet "$S" size=2m runtime=0.3s numjobs=1,2 bs=256k,4k drop=files \
+      out="$tmp/sn" 2>"$tmp/err") || fail "single_node exit: $(cat "$tmp/err")"
+for w in "### Throughput (256k block size)" "| Bandwidth/Threads | Single Thread | 2 Threads |" \
+         "### IOPS (4k block size)" "| IOPS/Threads | Single Thread | 2 Threads |"; do
+  contains "$out" "$w" "single_node tables"
+done
+grep -qE '^\| Sequential Read \| [0-9.]+ MiB/s \| [0-9.]+ MiB/s \|$' <<<"$out" || fail "throughput row: $out"
+grep -qE '^\| Random Read \| [0-9.]+ MiB/s \| [0-9.]+ MiB/s \|$' <<<"$out" || fail "random throughput row: $out"
+grep -qE '^\| Sequential Read \| [0-9.]+[kM]? \| [0-9.]+[kM]? \|$' <<<"$out" || fail "IOPS row: $out"
+grep -qE '^\| Random Read \| [0-9.]+[kM]? \| [0-9.]+[kM]? \|$' <<<"$out" || fail "random IOPS row: $out"
+contains "$(cat "$tmp/err")" "warning: the client page cache could not be dropped" "drop warning"
+[ -z "$(ls -d "$tmp"/luabench-single-node.* 2>/dev/null)" ] || fail "temporary directory left behind"
+contains "$(cat "$tmp/sn.md")" "| IOPS/Threads | Single Thread | 2 Threads |" "markdown file"
+if command -v python3 >/dev/null; then
+  python3 - "$tmp/sn.json" <<'PY' || fail "JSON points"
+import json, sys
+d = json.load(open(sys.argv[1]))
+pts = d["points"]
+assert len(pts) == 8, len(pts)   # 2 bs x 2 rw x 2 numjobs
+assert {(p["bs"], p["rw"], p["numjobs"]) for p in pts} == {(b, r, n) for b in ("256k", "4k") for r in ("read", "randread") for n in (1, 2)}
+assert all(p["iops"] > 0 and p["bw_bytes"] > 0 and p["clat_p99_ns"] > 0 for p in pts)
+PY
+fi
+
+# filename= of an existing file: read at its size, kept afterwards.
+head -c 1048576 /dev/zero > "$tmp/given"
+out=$("$LUABENCH" --quiet "$S" filename="$tmp/given" runtime=0.2s numjobs=1 bs=4k rw=randread \
+      cache=none) || fail "filename= run"
+contains "$out" "| IOPS/Threads | Single Thread |" "one-column table"
+contains "$out" "size 1MiB" "the file's own size"
+case "$out" in *"Sequential Read"*) fail "rw=randread printed a Sequential Read row" ;; esac
+[ -f "$tmp/given" ] || fail "filename= was removed"
+
+out=$("$LUABENCH" --quiet "$S" help=1) || fail "help=1"
+for w in filename numjobs bs load_cmd free_cmd cache; do contains "$out" "$w" "help lists $w"; done
+expect_exit 2 "unknown parameter 'thread' (known: filename, dir" "$LUABENCH" --quiet "$S" thread=1
+[ "$(wc -l < "$LB_ERR")" -eq 1 ] || fail "one line for an unknown parameter"
+expect_exit 2 "parameter 'numjobs' must be an integer" "$LUABENCH" --quiet "$S" numjobs=1,x
+pass
