@@ -10,11 +10,12 @@ local file = string.format("luabench-demo.%d.tmp", math.floor(lb.now() * 1000) %
 local function run(name, rw, bs)
   local r = lb.run{name = name, filename = file, size = size, rw = rw, bs = bs,
                    ioengine = engine, runtime = runtime, time_based = true}
-  print(string.format("== %s: rw=%s bs=%s engine=%s", name, rw, bs, engine))
   lb.report(r)
   return r
 end
 
+print(string.format("luabench %s demo: %s file %s in the current directory, %s per run (removed at the end)",
+                    lb.version, size, file, runtime))
 local ok, err = pcall(function()
   run("seq-read", "read", "1m")
   run("rand-read", "randread", "4k")
