@@ -382,8 +382,11 @@ static void push_result(lua_State *L, struct lb_run *run, int opts, int ivs_tab)
     int anchor = lua_gettop(L);
     struct lb_cluster cl;
     int cluster = lb_mpi_size() > 1;
+    double merge_s = 0;
     if (cluster) {
+        double t0 = lb_clock_mono_ns() / 1e9;
         int rc = lb_mpi_cluster(lb_run_total(run), &ivs, &cl);
+        merge_s = lb_clock_mono_ns() / 1e9 - t0;
         if (rc < 0) {
             lb_cluster_free(&cl);
             luaL_error(L, "lb.run: merging the ranks' results failed: %s", strerror(-rc));
@@ -409,6 +412,10 @@ static void push_result(lua_State *L, struct lb_run *run, int opts, int ivs_tab)
         lua_setfield(L, -2, "intervals");
     }
     int res = lua_gettop(L);
+    if (cluster) {
+        lua_pushnumber(L, merge_s);
+        lua_setfield(L, res, "merge_s");     /* time the ranks' merge took */
+    }
     lua_pushnumber(L, lb_run_elapsed_ns(run) / 1e9);
     lua_setfield(L, res, "elapsed");
     lua_pushinteger(L, (lua_Integer)lb_run_laid_out(run));

@@ -103,6 +103,58 @@ def generator(lb, rt):
           f"{l['cpu_ns_per_io']:8.0f} ns CPU/IO | IOPS x{ratio:.2f}  CPU/IO x{cpu_ratio:.2f}",
           flush=True)
 
+TRAIN_SCRIPT = r"""
+local r = lb.train{dir = %r, files = 16, samples_per_file = 4096, sample_size = "4k",
+                   file_format = "packed", batch_size = 64, read_threads = 1, epochs = 3,
+                   shuffle = "sample", seed = 1, compute_time = "0s", prefetch = 8}
+print(string.format("%%.0f %%.3f", r.samples_per_s, r.au))
+"""
+
+def train(lb, shm):
+    """One reader thread of lb.train: 4 KiB samples, packed, shuffled."""
+    d = os.path.join(shm, "train")
+    with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as fh:
+        fh.write(TRAIN_SCRIPT % d)
+    try:
+        subprocess.run([lb, "--quiet", fh.name], check=True, capture_output=True)  # lays out
+        out = subprocess.run([lb, "--quiet", fh.name], check=True, capture_output=True,
+                             text=True).stdout.split()
+    finally:
+        os.unlink(fh.name)
+    print(f"{'lb.train 1 reader, 4 KiB shuffled':38s} {float(out[0]):>12,.0f} samples/s "
+          f"(target 200,000)", flush=True)
+
+def smallfiles(lb, shm, rt, n=100000):
+    """Random 4k reads over n small files in /dev/shm: fio with nrfiles and
+    openfiles against lb.meta's read phase (open, read whole, close)."""
+    d = os.path.join(shm, "small")
+    os.makedirs(d)
+    job = ["--name=sf", f"--directory={d}", f"--nrfiles={n}", "--filesize=4k",
+           f"--size={4 * n}k", "--bs=4k", "--rw=randread", "--openfiles=64",
+           "--file_service_type=random", f"--runtime={rt}", "--time_based"]
+    s = time.perf_counter()
+    subprocess.run(["fio", "--name=lay", f"--directory={d}", f"--nrfiles={n}", "--filesize=4k",
+                    f"--size={4 * n}k", "--bs=4k", "--rw=write", "--openfiles=64",
+                    "--filename_format=sf.0.$filenum"],
+                   check=True, capture_output=True)
+    lay = time.perf_counter() - s
+    f = job_stats(run_json(["fio", "--output-format=json"] + job))
+    script = ("local r = lb.meta{dir=%r, files=%d, size='4k', fanout=%d, threads=1, "
+              "ops={'create','read','unlink'}}\n"
+              "print(string.format('%%.0f %%.3f', r.ops.read.ops_per_s, r.ops.create.ops_per_s))\n"
+              % (os.path.join(shm, "meta"), n, n))
+    with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as fh:
+        fh.write(script)
+    try:
+        out = subprocess.run([lb, "--quiet", fh.name], check=True, capture_output=True,
+                             text=True).stdout.split()
+    finally:
+        os.unlink(fh.name)
+    rd, cr = float(out[0]), float(out[1])
+    print(f"{'%dk small files 4k random reads' % (n // 1000):38s} fio {f['iops']:>12,.0f} IOPS "
+          f"(openfiles=64) | luabench lb.meta {rd:>12,.0f} open+read+close/s | x{rd / f['iops']:.2f}; "
+          f"layout: fio {n / lay:,.0f} files/s, lb.meta create {cr:,.0f} files/s", flush=True)
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--luabench", default=os.path.join(os.path.dirname(__file__), "../../build/luabench"))
@@ -148,6 +200,10 @@ def main():
                      f"--filename={f}", f"--runtime={rt}", "--time_based"], lb, res)
         if want("sweep"):
             sweep(lb, rt)
+        if want("train"):
+            train(lb, shm)
+        if want("smallfiles"):
+            smallfiles(lb, shm, rt)
         if want("generator"):
             generator(lb, rt)
     finally:
