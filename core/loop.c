@@ -78,7 +78,7 @@ int lb_worker_event(struct lb_worker *w, uint64_t t)
 {
     if (!w->measuring) {
         if (t >= w->ramp_end)
-            lb_measure_begin(w, t);
+            lb_measure_begin(w, w->ramp_end);
         return 0;
     }
     while (t >= w->iv_next)

@@ -473,7 +473,10 @@ static void worker_run(struct lb_worker *w)
             lb_worker_flags(w);
             w->next_event = w->ramp_end;
         } else {
-            lb_measure_begin(w, lb_clock_now());
+            /* every clone's clock starts at the release, not when the
+             * scheduler first runs it: with more clones than cores a late
+             * clone must not stretch the run */
+            lb_measure_begin(w, start);
         }
         end = lb_worker_io(w);
         if (j->end_fsync && w->writes && (end == END_DONE || end == END_RUNTIME))
