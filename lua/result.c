@@ -38,13 +38,13 @@ const char *lb_errno_name(int e)
     return buf;
 }
 
-static void set_int(lua_State *L, const char *k, uint64_t v)
+void lb_set_int(lua_State *L, const char *k, uint64_t v)
 {
     lua_pushinteger(L, (lua_Integer)v);
     lua_setfield(L, -2, k);
 }
 
-static void set_num(lua_State *L, const char *k, double v)
+void lb_set_num(lua_State *L, const char *k, double v)
 {
     lua_pushnumber(L, isfinite(v) ? v : 0.0);
     lua_setfield(L, -2, k);
@@ -59,15 +59,15 @@ static void push_hist_copy(lua_State *L, const struct lb_hist *h)
 }
 
 /* {min, max, mean, stddev, N, percentile = {[1]=..}} in ns */
-static void push_latency(lua_State *L, const struct lb_hist *h)
+void lb_push_latency(lua_State *L, const struct lb_hist *h)
 {
     uint64_t n = h ? lb_hist_count(h) : 0;
     lua_createtable(L, 0, 6);
-    set_int(L, "min", n ? lb_hist_min(h) : 0);
-    set_int(L, "max", n ? lb_hist_max(h) : 0);
-    set_num(L, "mean", n ? lb_hist_mean(h) : 0);
-    set_num(L, "stddev", n > 1 ? lb_hist_stddev(h) : 0);
-    set_int(L, "N", n);
+    lb_set_int(L, "min", n ? lb_hist_min(h) : 0);
+    lb_set_int(L, "max", n ? lb_hist_max(h) : 0);
+    lb_set_num(L, "mean", n ? lb_hist_mean(h) : 0);
+    lb_set_num(L, "stddev", n > 1 ? lb_hist_stddev(h) : 0);
+    lb_set_int(L, "N", n);
     if (n) {
         lua_createtable(L, 0, 17);
         for (size_t i = 0; i < sizeof fio_pcts / sizeof fio_pcts[0]; i++) {
@@ -121,17 +121,17 @@ static void push_samples(lua_State *L, const struct lb_ivs *ivs, int d)
         k++;
     }
     struct sample_stats b = samples_of(bw, k), o = samples_of(io, k);
-    set_num(L, "bw_min", b.min);
-    set_num(L, "bw_max", b.max);
-    set_num(L, "bw_agg", k ? 100.0 : 0.0);
-    set_num(L, "bw_mean", b.mean);
-    set_num(L, "bw_dev", b.dev);
-    set_int(L, "bw_samples", b.n);
-    set_num(L, "iops_min", o.min);
-    set_num(L, "iops_max", o.max);
-    set_num(L, "iops_mean", o.mean);
-    set_num(L, "iops_stddev", o.dev);
-    set_int(L, "iops_samples", o.n);
+    lb_set_num(L, "bw_min", b.min);
+    lb_set_num(L, "bw_max", b.max);
+    lb_set_num(L, "bw_agg", k ? 100.0 : 0.0);
+    lb_set_num(L, "bw_mean", b.mean);
+    lb_set_num(L, "bw_dev", b.dev);
+    lb_set_int(L, "bw_samples", b.n);
+    lb_set_num(L, "iops_min", o.min);
+    lb_set_num(L, "iops_max", o.max);
+    lb_set_num(L, "iops_mean", o.mean);
+    lb_set_num(L, "iops_stddev", o.dev);
+    lb_set_int(L, "iops_samples", o.n);
 }
 
 static void push_dir(lua_State *L, const struct lb_stats *s, int d,
@@ -140,23 +140,23 @@ static void push_dir(lua_State *L, const struct lb_stats *s, int d,
     const struct lb_dir_stats *ds = &s->dir[d];
     double secs = (double)s->runtime_ns / 1e9;
     lua_createtable(L, 0, 32);
-    set_int(L, "io_bytes", ds->bytes);
-    set_int(L, "io_kbytes", ds->bytes / 1024);
-    set_int(L, "bw_bytes", secs > 0 ? (uint64_t)(ds->bytes / secs) : 0);
-    set_int(L, "bw", secs > 0 ? (uint64_t)(ds->bytes / 1024.0 / secs) : 0);
-    set_num(L, "iops", secs > 0 ? ds->ios / secs : 0);
-    set_int(L, "runtime", ds->ios ? s->runtime_ns / 1000000 : 0);
-    set_int(L, "total_ios", ds->ios);
-    set_int(L, "short_ios", ds->short_ios);
-    set_int(L, "drop_ios", 0);
-    set_int(L, "errors", ds->errors);
-    set_int(L, "bs_min", ds->bs_min);
-    set_int(L, "bs_max", ds->bs_max);
-    push_latency(L, ds->slat);
+    lb_set_int(L, "io_bytes", ds->bytes);
+    lb_set_int(L, "io_kbytes", ds->bytes / 1024);
+    lb_set_int(L, "bw_bytes", secs > 0 ? (uint64_t)(ds->bytes / secs) : 0);
+    lb_set_int(L, "bw", secs > 0 ? (uint64_t)(ds->bytes / 1024.0 / secs) : 0);
+    lb_set_num(L, "iops", secs > 0 ? ds->ios / secs : 0);
+    lb_set_int(L, "runtime", ds->ios ? s->runtime_ns / 1000000 : 0);
+    lb_set_int(L, "total_ios", ds->ios);
+    lb_set_int(L, "short_ios", ds->short_ios);
+    lb_set_int(L, "drop_ios", 0);
+    lb_set_int(L, "errors", ds->errors);
+    lb_set_int(L, "bs_min", ds->bs_min);
+    lb_set_int(L, "bs_max", ds->bs_max);
+    lb_push_latency(L, ds->slat);
     lua_setfield(L, -2, "slat_ns");
-    push_latency(L, ds->clat);
+    lb_push_latency(L, ds->clat);
     lua_setfield(L, -2, "clat_ns");
-    push_latency(L, ds->lat);
+    lb_push_latency(L, ds->lat);
     lua_setfield(L, -2, "lat_ns");
     push_hist_copy(L, ds->clat);
     lua_setfield(L, -2, "clat_hist");
@@ -170,8 +170,8 @@ static void push_dir(lua_State *L, const struct lb_stats *s, int d,
 static void push_errors(lua_State *L, const struct lb_err_stats *e)
 {
     lua_createtable(L, 0, 10);
-    set_int(L, "count", e->count);
-    set_int(L, "first_errno", (uint64_t)e->first_errno);
+    lb_set_int(L, "count", e->count);
+    lb_set_int(L, "first_errno", (uint64_t)e->first_errno);
     if (e->first_errno) {
         lua_pushstring(L, lb_errno_name(e->first_errno));
         lua_setfield(L, -2, "first_error");
@@ -179,7 +179,7 @@ static void push_errors(lua_State *L, const struct lb_err_stats *e)
         lua_setfield(L, -2, "first_strerror");
         lua_pushstring(L, e->first_file);
         lua_setfield(L, -2, "first_file");
-        set_int(L, "first_offset", e->first_offset);
+        lb_set_int(L, "first_offset", e->first_offset);
         lua_pushstring(L, e->first_ddir == LB_WRITE ? "write"
                           : e->first_ddir == LB_TRIM ? "trim" : "read");
         lua_setfield(L, -2, "first_ddir");
@@ -188,8 +188,8 @@ static void push_errors(lua_State *L, const struct lb_err_stats *e)
         lua_pushstring(L, e->first_msg);
         lua_setfield(L, -2, "message");
     }
-    set_int(L, "verify_errors", e->verify_errors);
-    set_int(L, "timeouts", e->timeouts);
+    lb_set_int(L, "verify_errors", e->verify_errors);
+    lb_set_int(L, "timeouts", e->timeouts);
     lua_newtable(L);
     for (int i = 0, k = 0; i < LB_ERRNO_SLOTS; i++) {
         if (!e->by_errno[i].count)
@@ -197,10 +197,10 @@ static void push_errors(lua_State *L, const struct lb_err_stats *e)
         lua_createtable(L, 0, 4);
         lua_pushstring(L, ddir_names[e->by_errno[i].ddir % LB_DDIR_N]);
         lua_setfield(L, -2, "ddir");
-        set_int(L, "errno", (uint64_t)e->by_errno[i].err);
+        lb_set_int(L, "errno", (uint64_t)e->by_errno[i].err);
         lua_pushstring(L, lb_errno_name(e->by_errno[i].err));
         lua_setfield(L, -2, "name");
-        set_int(L, "count", e->by_errno[i].count);
+        lb_set_int(L, "count", e->by_errno[i].count);
         lua_rawseti(L, -2, ++k);
     }
     lua_setfield(L, -2, "by_errno");
@@ -217,15 +217,15 @@ static void push_cpu(lua_State *L, const struct lb_stats *s)
     double cpu_s = (double)(s->usr_ns + s->sys_ns) / 1e9;
     double pct = secs > 0 ? 100.0 * cpu_s / secs : 0;
     double gbps = secs > 0 ? (double)bytes / 1e9 / secs : 0;
-    set_num(L, "usr_cpu", secs > 0 ? 100.0 * s->usr_ns / 1e9 / secs : 0);
-    set_num(L, "sys_cpu", secs > 0 ? 100.0 * s->sys_ns / 1e9 / secs : 0);
+    lb_set_num(L, "usr_cpu", secs > 0 ? 100.0 * s->usr_ns / 1e9 / secs : 0);
+    lb_set_num(L, "sys_cpu", secs > 0 ? 100.0 * s->sys_ns / 1e9 / secs : 0);
     lua_createtable(L, 0, 6);
-    set_num(L, "usr_s", (double)s->usr_ns / 1e9);
-    set_num(L, "sys_s", (double)s->sys_ns / 1e9);
-    set_num(L, "pct", pct);
-    set_num(L, "s_per_gb", bytes ? cpu_s / ((double)bytes / 1e9) : 0);
-    set_num(L, "s_per_mio", ios ? cpu_s / ((double)ios / 1e6) : 0);
-    set_num(L, "pct_per_gbps", gbps > 0 ? pct / gbps : 0);
+    lb_set_num(L, "usr_s", (double)s->usr_ns / 1e9);
+    lb_set_num(L, "sys_s", (double)s->sys_ns / 1e9);
+    lb_set_num(L, "pct", pct);
+    lb_set_num(L, "s_per_gb", bytes ? cpu_s / ((double)bytes / 1e9) : 0);
+    lb_set_num(L, "s_per_mio", ios ? cpu_s / ((double)ios / 1e6) : 0);
+    lb_set_num(L, "pct_per_gbps", gbps > 0 ? pct / gbps : 0);
     lua_setfield(L, -2, "cpu");
 }
 
@@ -237,7 +237,7 @@ static void push_depths(lua_State *L, const struct lb_stats *s)
         total += s->iodepth_level[i];
     lua_createtable(L, 0, 7);
     for (int i = 0; i < 7; i++)
-        set_num(L, keys[i], total ? 100.0 * s->iodepth_level[i] / total : (i == 0 ? 100.0 : 0));
+        lb_set_num(L, keys[i], total ? 100.0 * s->iodepth_level[i] / total : (i == 0 ? 100.0 : 0));
     lua_setfield(L, -2, "iodepth_level");
 }
 
@@ -247,21 +247,21 @@ void lb_push_stats(lua_State *L, const struct lb_stats *s, const char *name,
     lua_createtable(L, 0, 32);
     lua_pushstring(L, name ? name : "job");
     lua_setfield(L, -2, "jobname");
-    set_int(L, "groupid", 0);
-    set_int(L, "error", (uint64_t)s->err.first_errno);
+    lb_set_int(L, "groupid", 0);
+    lb_set_int(L, "error", (uint64_t)s->err.first_errno);
     for (int d = 0; d < LB_DDIR_N; d++) {
         push_dir(L, s, d, ivs);
         lua_setfield(L, -2, ddir_names[d]);
     }
     push_cpu(L, s);
-    set_int(L, "ctx", s->ctx);
-    set_int(L, "majf", s->majf);
-    set_int(L, "minf", s->minf);
-    set_int(L, "job_runtime", s->runtime_ns / 1000000);
-    set_int(L, "runtime_ns", s->runtime_ns);
-    set_int(L, "mem_bytes", s->mem_bytes);
-    set_int(L, "clones", s->clones);
-    set_int(L, "fsyncs", s->fsyncs);
+    lb_set_int(L, "ctx", s->ctx);
+    lb_set_int(L, "majf", s->majf);
+    lb_set_int(L, "minf", s->minf);
+    lb_set_int(L, "job_runtime", s->runtime_ns / 1000000);
+    lb_set_int(L, "runtime_ns", s->runtime_ns);
+    lb_set_int(L, "mem_bytes", s->mem_bytes);
+    lb_set_int(L, "clones", s->clones);
+    lb_set_int(L, "fsyncs", s->fsyncs);
     push_depths(L, s);
     push_errors(L, &s->err);
     lua_setfield(L, -2, "errors");
@@ -274,16 +274,16 @@ void lb_push_interval(lua_State *L, const struct lb_interval *iv)
 {
     double secs = (double)(iv->end_ns - iv->start_ns) / 1e9;
     lua_createtable(L, 0, 8);
-    set_int(L, "index", iv->index + 1);
-    set_num(L, "start_ms", iv->start_ns / 1e6);
-    set_num(L, "end_ms", iv->end_ns / 1e6);
-    set_num(L, "duration_s", secs);
+    lb_set_int(L, "index", iv->index + 1);
+    lb_set_num(L, "start_ms", iv->start_ns / 1e6);
+    lb_set_num(L, "end_ms", iv->end_ns / 1e6);
+    lb_set_num(L, "duration_s", secs);
     for (int d = 0; d < LB_DDIR_N; d++) {
         lua_createtable(L, 0, 5);
-        set_int(L, "ios", iv->ios[d]);
-        set_int(L, "bytes", iv->bytes[d]);
-        set_num(L, "iops", secs > 0 ? iv->ios[d] / secs : 0);
-        set_num(L, "bw_bytes", secs > 0 ? iv->bytes[d] / secs : 0);
+        lb_set_int(L, "ios", iv->ios[d]);
+        lb_set_int(L, "bytes", iv->bytes[d]);
+        lb_set_num(L, "iops", secs > 0 ? iv->ios[d] / secs : 0);
+        lb_set_num(L, "bw_bytes", secs > 0 ? iv->bytes[d] / secs : 0);
         push_hist_copy(L, iv->clat[d]);
         lua_setfield(L, -2, "clat_hist");
         lua_setfield(L, -2, ddir_names[d]);

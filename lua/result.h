@@ -17,5 +17,11 @@ void lb_push_stats(lua_State *L, const struct lb_stats *s, const char *name,
                    const struct lb_ivs *ivs);
 void lb_push_interval(lua_State *L, const struct lb_interval *iv);
 const char *lb_errno_name(int e);
+/* fio's latency object {min, max, mean, stddev, N, percentile = {[1]=..}}
+ * (ns) for h; h may be NULL (all zero). */
+void lb_push_latency(lua_State *L, const struct lb_hist *h);
+/* t[k] = v for the table on top of the stack (non-finite numbers: 0). */
+void lb_set_int(lua_State *L, const char *k, uint64_t v);
+void lb_set_num(lua_State *L, const char *k, double v);
 
 #endif

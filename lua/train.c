@@ -16,12 +16,11 @@
 #include "train.h"
 #include "units.h"
 #include "lb.h"
+#include "result.h"
 
 #define TRAIN_GUARD "lb.train.guard"
 #define META_GUARD "lb.meta.guard"
 
-static const double pcts[] = {1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90,
-                              95, 99, 99.5, 99.9, 99.95, 99.99};
 
 /* ---- reading fields ---- */
 
@@ -252,39 +251,6 @@ static void get_progress(struct fields *f, struct progress *p)
 
 /* ---- pushing results ---- */
 
-static void set_int(lua_State *L, const char *k, uint64_t v)
-{
-    lua_pushinteger(L, (lua_Integer)v);
-    lua_setfield(L, -2, k);
-}
-
-static void set_num(lua_State *L, const char *k, double v)
-{
-    lua_pushnumber(L, isfinite(v) ? v : 0.0);
-    lua_setfield(L, -2, k);
-}
-
-/* fio's latency object: {min, max, mean, stddev, N, percentile = {..}} */
-static void push_latency(lua_State *L, const struct lb_hist *h)
-{
-    uint64_t n = lb_hist_count(h);
-    lua_createtable(L, 0, 6);
-    set_int(L, "min", n ? lb_hist_min(h) : 0);
-    set_int(L, "max", n ? lb_hist_max(h) : 0);
-    set_num(L, "mean", n ? lb_hist_mean(h) : 0);
-    set_num(L, "stddev", n > 1 ? lb_hist_stddev(h) : 0);
-    set_int(L, "N", n);
-    if (n == 0)
-        return;
-    lua_createtable(L, 0, (int)(sizeof pcts / sizeof pcts[0]));
-    for (size_t i = 0; i < sizeof pcts / sizeof pcts[0]; i++) {
-        lua_pushnumber(L, pcts[i]);
-        lua_pushinteger(L, (lua_Integer)lb_hist_percentile(h, pcts[i]));
-        lua_rawset(L, -3);              /* 50.0 becomes the key 50 */
-    }
-    lua_setfield(L, -2, "percentile");
-}
-
 static void set_hist(lua_State *L, const char *k, const struct lb_hist *h)
 {
     struct lb_hist *c = lb_hist_dup(h);
@@ -297,8 +263,8 @@ static void set_hist(lua_State *L, const char *k, const struct lb_hist *h)
 static void set_cpu(lua_State *L, const char *k, uint64_t usr_ns, uint64_t sys_ns)
 {
     lua_createtable(L, 0, 3);
-    set_num(L, "usr_s", usr_ns / 1e9);
-    set_num(L, "sys_s", sys_ns / 1e9);
+    lb_set_num(L, "usr_s", usr_ns / 1e9);
+    lb_set_num(L, "sys_s", sys_ns / 1e9);
     lua_setfield(L, -2, k);
 }
 
@@ -371,8 +337,8 @@ static void push_epochs(lua_State *L, const struct lb_train_result *r)
     lua_createtable(L, (int)r->nepochs, 0);
     for (uint32_t e = 0; e < r->nepochs; e++) {
         lua_createtable(L, 0, 2);
-        set_num(L, "time_s", r->epochs[e].time_ns / 1e9);
-        set_int(L, "samples", r->epochs[e].samples);
+        lb_set_num(L, "time_s", r->epochs[e].time_ns / 1e9);
+        lb_set_int(L, "samples", r->epochs[e].samples);
         lua_rawseti(L, -2, (lua_Integer)e + 1);
     }
     lua_setfield(L, -2, "epochs");
@@ -381,13 +347,13 @@ static void push_epochs(lua_State *L, const struct lb_train_result *r)
 static void push_train_cpu(lua_State *L, const struct lb_train_result *r)
 {
     lua_createtable(L, 0, 3);
-    set_num(L, "usr_s", r->cpu.usr_ns / 1e9);
-    set_num(L, "sys_s", r->cpu.sys_ns / 1e9);
+    lb_set_num(L, "usr_s", r->cpu.usr_ns / 1e9);
+    lb_set_num(L, "sys_s", r->cpu.sys_ns / 1e9);
     lua_createtable(L, (int)r->nreaders, 0);
     for (uint32_t i = 0; i < r->nreaders; i++) {
         lua_createtable(L, 0, 2);
-        set_num(L, "usr_s", r->reader_cpu[i].usr_ns / 1e9);
-        set_num(L, "sys_s", r->reader_cpu[i].sys_ns / 1e9);
+        lb_set_num(L, "usr_s", r->reader_cpu[i].usr_ns / 1e9);
+        lb_set_num(L, "sys_s", r->reader_cpu[i].sys_ns / 1e9);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     lua_setfield(L, -2, "readers");
@@ -397,33 +363,33 @@ static void push_train_cpu(lua_State *L, const struct lb_train_result *r)
 static void push_train(lua_State *L, const struct lb_train_result *r)
 {
     lua_createtable(L, 0, 24);
-    set_int(L, "samples", r->samples);
-    set_num(L, "samples_per_s", r->samples_per_s);
-    set_int(L, "bytes", r->bytes);
-    set_num(L, "bw_bytes", r->bw_bytes);
-    set_num(L, "au", r->au);
-    set_int(L, "steps", r->steps);
-    set_num(L, "time_s", r->time_ns / 1e9);
-    set_num(L, "compute_s", r->compute_ns / 1e9);
-    set_num(L, "wait_s", r->wait_ns / 1e9);
+    lb_set_int(L, "samples", r->samples);
+    lb_set_num(L, "samples_per_s", r->samples_per_s);
+    lb_set_int(L, "bytes", r->bytes);
+    lb_set_num(L, "bw_bytes", r->bw_bytes);
+    lb_set_num(L, "au", r->au);
+    lb_set_int(L, "steps", r->steps);
+    lb_set_num(L, "time_s", r->time_ns / 1e9);
+    lb_set_num(L, "compute_s", r->compute_ns / 1e9);
+    lb_set_num(L, "wait_s", r->wait_ns / 1e9);
     push_epochs(L, r);
-    push_latency(L, r->batch_wait);
+    lb_push_latency(L, r->batch_wait);
     lua_setfield(L, -2, "batch_wait_ns");
-    push_latency(L, r->sample_read);
+    lb_push_latency(L, r->sample_read);
     lua_setfield(L, -2, "sample_read_ns");
     set_hist(L, "batch_wait_hist", r->batch_wait);
     set_hist(L, "sample_read_hist", r->sample_read);
     lua_createtable(L, 0, 3);
-    set_int(L, "count", r->checkpoints);
-    push_latency(L, r->checkpoint);
+    lb_set_int(L, "count", r->checkpoints);
+    lb_push_latency(L, r->checkpoint);
     lua_setfield(L, -2, "time_ns");
     set_hist(L, "hist", r->checkpoint);
     lua_setfield(L, -2, "checkpoints");
     push_train_cpu(L, r);
     lua_createtable(L, 0, 3);
-    set_int(L, "files", r->laid_out_files);
-    set_int(L, "bytes", r->laid_out_bytes);
-    set_num(L, "time_s", r->layout_ns / 1e9);
+    lb_set_int(L, "files", r->laid_out_files);
+    lb_set_int(L, "bytes", r->laid_out_bytes);
+    lb_set_num(L, "time_s", r->layout_ns / 1e9);
     lua_setfield(L, -2, "layout");
     lua_pushboolean(L, r->stopped);
     lua_setfield(L, -2, "stopped");
@@ -542,12 +508,12 @@ static void meta_cfg(struct fields *f, struct lb_meta_cfg *c)
 static void push_meta_op(lua_State *L, const struct lb_meta_op_result *o)
 {
     lua_createtable(L, 0, 8);
-    set_int(L, "count", o->count);
-    set_num(L, "ops_per_s", o->ops_per_s);
-    set_num(L, "time_s", o->time_ns / 1e9);
-    set_int(L, "bytes", o->bytes);
-    set_int(L, "skipped", o->skipped);
-    push_latency(L, o->lat);
+    lb_set_int(L, "count", o->count);
+    lb_set_num(L, "ops_per_s", o->ops_per_s);
+    lb_set_num(L, "time_s", o->time_ns / 1e9);
+    lb_set_int(L, "bytes", o->bytes);
+    lb_set_int(L, "skipped", o->skipped);
+    lb_push_latency(L, o->lat);
     lua_setfield(L, -2, "lat_ns");
     set_hist(L, "hist", o->lat);
 }
@@ -563,8 +529,8 @@ static void push_meta(lua_State *L, const struct lb_meta_cfg *c,
         lua_setfield(L, -2, lb_meta_op_name(op));
     }
     lua_setfield(L, -2, "ops");
-    set_int(L, "files", r->files);
-    set_int(L, "dirs", r->dirs);
+    lb_set_int(L, "files", r->files);
+    lb_set_int(L, "dirs", r->dirs);
     set_cpu(L, "cpu", r->usr_ns, r->sys_ns);
     lua_pushboolean(L, r->stopped);
     lua_setfield(L, -2, "stopped");

@@ -8,17 +8,7 @@
 
 #include "rng.h"
 
-static int failures;
-
-#define CHECK(cond, ...)                                                  \
-    do {                                                                  \
-        if (!(cond)) {                                                    \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                   \
-            printf(__VA_ARGS__);                                          \
-            printf("\n");                                                 \
-            failures++;                                                   \
-        }                                                                 \
-    } while (0)
+#include "check.h"
 
 /* Draws `draws` blocks; returns per-rank counts (rank = inverse scatter). */
 static uint64_t *rank_counts(const struct lb_dist *d, uint64_t draws, uint64_t seed)

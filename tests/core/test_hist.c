@@ -11,17 +11,7 @@
 
 #define NSAMPLES 1000000
 
-static int failures;
-
-#define CHECK(cond, ...)                                                  \
-    do {                                                                  \
-        if (!(cond)) {                                                    \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                   \
-            printf(__VA_ARGS__);                                          \
-            printf("\n");                                                 \
-            failures++;                                                   \
-        }                                                                 \
-    } while (0)
+#include "check.h"
 
 /* fio's default percentile list, in hundredths of a percent. */
 static const unsigned pcts[] = { 100, 500, 1000, 2000, 3000, 4000, 5000, 6000, 7000,

@@ -6,17 +6,7 @@
 
 #include "units.h"
 
-static int failures;
-
-#define CHECK(cond, ...)                                                  \
-    do {                                                                  \
-        if (!(cond)) {                                                    \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                   \
-            printf(__VA_ARGS__);                                          \
-            printf("\n");                                                 \
-            failures++;                                                   \
-        }                                                                 \
-    } while (0)
+#include "check.h"
 
 struct size_case {
     const char *in;
