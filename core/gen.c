@@ -149,7 +149,7 @@ int lb_gen_setup(struct lb_worker *w)
     w->time_based = j->time_based;
     if (files_setup(w, g))
         return -EINVAL;
-    g->slow = w->opsrc || w->verify_writes || j->verify_only;
+    g->slow = w->opsrc || w->verify_writes || j->verify_only || w->open_max;
     g->convert = j->verify_only && lb_job_writes_data(j);
     lb_gen_restart(w);
     return 0;
@@ -315,7 +315,7 @@ static int gen_opsrc(struct lb_worker *w, struct lb_io *io)
     return GEN_OP;
 }
 
-int lb_gen_next_slow(struct lb_worker *w, struct lb_io *io)
+static int gen_slow(struct lb_worker *w, struct lb_io *io)
 {
     struct lb_gen *g = &w->gen;
 
@@ -343,4 +343,12 @@ int lb_gen_next_slow(struct lb_worker *w, struct lb_io *io)
             lb_verify_fill(&w->vcfg, io->buf, io->len, io->offset, w->pass, w->vseed);
         return GEN_OP;
     }
+}
+
+/* Files opened at first use (openfiles.c) take this path too. */
+int lb_gen_next_slow(struct lb_worker *w, struct lb_io *io)
+{
+    int r = gen_slow(w, io);
+
+    return r == GEN_OP && w->of ? lb_of_use(w, io) : r;
 }

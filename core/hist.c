@@ -250,6 +250,8 @@ size_t lb_hist_mem(const struct lb_hist *h)
 {
     size_t m = sizeof(*h);
 
+    if (!h)
+        return 0;
     for (size_t b = 0; b < LB_HIST_BLOCKS; b++)
         m += h->blk[b] ? LB_HIST_BLOCK_BYTES : 0;
     return m;
@@ -301,7 +303,10 @@ static int lb_hist_check_flat(const uint64_t *flat, uint8_t *need)
     for (size_t i = 0; i < LB_HIST_BUCKETS; i++) {
         if (flat[i])
             need[i >> LB_HIST_SUB_BITS] = 1;
-        total += flat[i];
+        /* counts that only add up modulo 2^64 would import buckets
+         * without their count (lb_hist_add_stats skips count 0) */
+        if (__builtin_add_overflow(total, flat[i], &total))
+            return -EINVAL;
     }
     if (total != tail[0] || (tail[0] && tail[1] > tail[2]))
         return -EINVAL;

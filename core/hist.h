@@ -94,7 +94,7 @@ uint64_t lb_hist_lost(const struct lb_hist *h);
  * the last rank give min and max exactly.  Lost values are left out of the
  * ranking (but min and max include them).  0 when empty. */
 uint64_t lb_hist_percentile(const struct lb_hist *h, double p);
-/* Bytes of memory the histogram holds. */
+/* Bytes of memory the histogram holds (0 for NULL). */
 size_t lb_hist_mem(const struct lb_hist *h);
 
 /* Bucket geometry, for exporters (json+ bins, MPI merging);

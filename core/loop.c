@@ -44,7 +44,8 @@ static inline unsigned depth_bucket(unsigned depth)
 
 void lb_worker_flags(struct lb_worker *w)
 {
-    w->cslow = !w->measuring || w->check_reads || w->sync_every || w->trace || w->opsrc;
+    w->cslow = !w->measuring || w->check_reads || w->sync_every || w->trace || w->opsrc ||
+               w->of;
 }
 
 static void next_event_set(struct lb_worker *w)
@@ -188,6 +189,8 @@ int lb_sync_files(struct lb_worker *w, struct lb_file *only, int op)
     w->sync_due = NULL;
     if (only)
         return sync_one(w, only, op);
+    if (w->of)
+        return lb_of_sync_all(w, op);
     for (unsigned i = 0; i < w->nfiles && !ret; i++)
         ret = sync_one(w, &w->files[i], op);
     return ret;
@@ -218,6 +221,8 @@ static int __attribute__((noinline)) complete_slow(struct lb_worker *w, struct l
     unsigned d = io->ddir;
     int ret = 0;
 
+    if (w->of)
+        lb_of_done(w, io);
     if (w->trace)
         w->trace(w->trace_arg, w->job_index, w->clone, io);
     if (d >= LB_DDIR_N) {
@@ -436,11 +441,23 @@ static int fill(struct lb_worker *w, unsigned *nq)
             return END_STOP;
         if (io) {
             w->pending = NULL;
+            if (w->of && (q = lb_of_use(w, io)) != GEN_OP) {
+                if (q == GEN_BUSY) {
+                    w->pending = io;
+                    return 0;
+                }
+                w->freeq[w->nfree++] = io;
+                return END_DONE;
+            }
         } else {
             int g;
 
             io = w->freeq[--w->nfree];
             g = lb_gen_next(w, io);
+            if (g == GEN_BUSY) {         /* its file waits for a completion */
+                w->pending = io;
+                return 0;
+            }
             if (g != GEN_OP || (w->paced && pace(w, io))) {
                 w->nfree++;
                 return g == GEN_PASS ? END_PASS : g == GEN_END ? END_DONE : END_STOP;

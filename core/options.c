@@ -90,13 +90,16 @@ const struct lb_opt lb_opts[] = {
     O("filename_format", NULL, LB_OPT_STR, filename_format,
       "names of the files (default $jobname.$jobnum.$filenum)"),
     O("nrfiles", NULL, LB_OPT_U32, nrfiles, "files per clone", .min = 1),
-    O("openfiles", NULL, LB_OPT_U32, openfiles, "files open at once (0: all)"),
+    O("openfiles", NULL, LB_OPT_U32, openfiles,
+      "files a clone keeps open, each opened at first use, the least recently used "
+      "closed (0: all, opened at the start; a bound is chosen past the descriptor limit)"),
     O("file_service_type", NULL, LB_OPT_ENUM, file_service_type,
       "order of files: roundrobin|sequential|random (random:N: N unused)",
       .values = "roundrobin|sequential|random", .set = lb_opt_set_file_service_type,
       .arg = "kind[:N]"),
     O("create_on_open", NULL, LB_OPT_BOOL, create_on_open,
-      "create files when first opened, not before the run"),
+      "no layout: a missing file is created empty at its first open (reads past its "
+      "end are short)"),
     O("size", NULL, LB_OPT_SPECIAL, size,
       "bytes per clone or a percent of the file: 1g, 50% (default: all)",
       .set = lb_opt_set_size, .arg = "size|N%"),

@@ -279,7 +279,7 @@ static int regions(struct lb_run *r, struct lb_plan *p)
 static int check_target(struct lb_run *r, const struct lb_job *job, struct lb_target *t)
 {
     bool writes = lb_job_writes(job);
-    bool extend = t->exists && t->reg && t->have < t->need;
+    bool extend = t->exists && t->reg && t->have < t->need && !job->create_on_open;
 
     if (job->readonly) {
         if (writes)
@@ -300,7 +300,7 @@ static int check_target(struct lb_run *r, const struct lb_job *job, struct lb_ta
     if (t->blk && t->need > t->have)
         return lb_run_fail(r, -EINVAL, "%s holds %llu bytes, the job needs %llu", t->path,
                            (unsigned long long)t->have, (unsigned long long)t->need);
-    if (!t->exists || extend)
+    if ((!t->exists && !job->create_on_open) || extend)
         t->layout = true;
     return 0;
 }

@@ -271,6 +271,7 @@ int lb_run_prepare(struct lb_run *r)
     if (ret)
         return ret;
     raise_nofile(r);
+    lb_of_plan(r);
     return start_threads(r);
 }
 
@@ -526,6 +527,11 @@ void lb_run_free(struct lb_run *r)
 const char *lb_run_error(const struct lb_run *r)
 {
     return r->err;
+}
+
+const char *lb_run_note(const struct lb_run *r)
+{
+    return r->note[0] ? r->note : NULL;
 }
 
 const char *lb_run_stopped_by(const struct lb_run *r)

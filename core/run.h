@@ -100,8 +100,15 @@ void lb_run_free(struct lb_run *r);
  * /dev/null; readonly never creates, extends or opens for writing.  A job
  * opens its files for writing when its rw writes or trims (also when its
  * ops come from an opsrc: set rw accordingly), unless verify_only.
- * Every file is opened by its worker before the start (openfiles and
- * create_on_open change nothing). */
+ * Every file is opened by its worker before the start, except (openfiles.c)
+ * when openfiles is below the number of files, with create_on_open, or
+ * when a clone has more files than the descriptor limit allows (the soft
+ * limit is raised to the hard one first): then files are opened when an
+ * I/O first needs them and the least recently used one without I/O in
+ * flight is closed when openfiles (or, with openfiles=0, a bound chosen
+ * from the limit, see lb_run_note) are open.  create_on_open: a missing
+ * file is not laid out but created empty at its first open (reads past
+ * its end are short). */
 int lb_run_prepare(struct lb_run *r);
 /* Called on the worker thread after every completed I/O (ramp included,
  * failed ones too; job is the job's index, clone the clone number), for
@@ -133,6 +140,10 @@ void lb_run_stop(struct lb_run *r, const char *reason);
 int lb_run_wait(struct lb_run *r);
 
 const char *lb_run_error(const struct lb_run *r);
+/* After lb_run_prepare: a sentence the user should see, or NULL ("opening
+ * files lazily: 40000 files per clone, at most 4096 open at once
+ * (descriptor limit 20000)" when the run chose to bound open files). */
+const char *lb_run_note(const struct lb_run *r);
 /* NULL if none; "io_timeout" after an I/O stuck past io_timeout,
  * "interrupted" after lb_run_interrupt_all. */
 const char *lb_run_stopped_by(const struct lb_run *r);

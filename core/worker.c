@@ -151,6 +151,8 @@ static int open_files(struct lb_worker *w)
 
     if (w->nofiles)
         return 0;
+    if (w->open_max)
+        return lb_of_setup(w);           /* opened at first use */
     for (unsigned i = 0; i < w->nfiles; i++) {
         struct lb_file *f = &w->files[i];
         int fd = lb_file_open(f->path, w->writes, j->direct, w->setup_msg,
@@ -281,7 +283,7 @@ static int engine_start(struct lb_worker *w)
     struct lb_engine_cfg *c = &w->cfg;
     int ret;
 
-    c->job = j;
+    c->job = lb_of_engine_job(w);
     c->depth = w->depth;
     c->direct = j->direct;
     c->files = w->files;
@@ -299,6 +301,8 @@ static int engine_start(struct lb_worker *w)
                     j->name, w->why[0] ? w->why : strerror(-ret));
     w->engine_up = true;
     for (unsigned i = 0; i < w->nfiles && w->eng->open_file && !w->nofiles; i++) {
+        if (w->files[i].fd < 0)
+            continue;                    /* opened at first use */
         ret = w->eng->open_file(w->priv, &w->files[i]);
         if (ret < 0)
             return fail(w, ret, "engine '%s' cannot use %s: %s", w->eng->name,
@@ -504,6 +508,8 @@ static void worker_teardown(struct lb_worker *w)
             close(w->files[i].fd);
         w->files[i].fd = -1;
     }
+    lb_of_free(w->of);
+    w->of = NULL;
     free(w->bufs);
     free(w->ios);
     free(w->evs);

@@ -32,8 +32,9 @@
 
 /* Why a loop returned. */
 enum { END_NONE = 0, END_PASS, END_DONE, END_RUNTIME, END_STOP, END_ERROR };
-/* What the generator produced. */
-enum { GEN_OP = 0, GEN_PASS = 1, GEN_END = 2 };
+/* What the generator produced (GEN_BUSY: the I/O's file cannot be opened
+ * before an I/O in flight completes, openfiles.c). */
+enum { GEN_OP = 0, GEN_PASS = 1, GEN_END = 2, GEN_BUSY = 3 };
 
 /* A clone's position in one of its files. */
 struct lb_wfile {
@@ -96,6 +97,9 @@ struct lb_worker {
     struct lb_wfile *wf, *wf_snap, *wf_tmp;
     struct lb_dist *dist;
     unsigned nfiles;
+    unsigned open_max;           /* files opened at first use, at most this many
+                                    open (openfiles.c); 0: all, at setup */
+    struct lb_ofiles *of;        /* with open_max: the open ones */
     /* engine and I/O slots */
     void *priv;
     bool engine_up;
@@ -195,6 +199,7 @@ struct lb_run {
     lb_run_trace_fn trace;
     void *trace_arg;
     char err[512];
+    char note[256];              /* lb_run_note; "" when none */
 };
 
 extern atomic_uint lb_interrupt_gen;
@@ -257,6 +262,22 @@ void lb_gen_snapshot(struct lb_worker *w);
 void lb_worker_flags(struct lb_worker *w);
 int lb_pause_until(struct lb_worker *w, uint64_t t);
 int lb_sync_files(struct lb_worker *w, struct lb_file *only, int op);
+/* openfiles.c: files opened at first use.  lb_of_plan (main thread, before
+ * the workers start) sets each worker's open_max and the run's note;
+ * lb_of_setup allocates w->of (0 or -ENOMEM); lb_of_use opens io's file if
+ * needed and pins it: GEN_OP, GEN_BUSY or GEN_END (open failed, error
+ * recorded); lb_of_done unpins at completion; lb_of_sync_all is
+ * lb_sync_files for every file. */
+struct lb_ofiles;
+void lb_of_plan(struct lb_run *r);
+int lb_of_setup(struct lb_worker *w);
+void lb_of_free(struct lb_ofiles *of);
+int lb_of_use(struct lb_worker *w, struct lb_io *io);
+void lb_of_done(struct lb_worker *w, const struct lb_io *io);
+int lb_of_sync_all(struct lb_worker *w, int op);
+/* The job as the engine sees it: w->job, or a copy without registerfiles
+ * when more files than descriptors could not be registered. */
+const struct lb_job *lb_of_engine_job(const struct lb_worker *w);
 /* interval.c */
 void lb_iv_skip_to(struct lb_worker *w, uint32_t k);
 void lb_worker_done(struct lb_worker *w);

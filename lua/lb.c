@@ -280,24 +280,17 @@ static const char *call_stop(lua_State *L, int stopfn, int ivs, const struct run
     return lua_tostring(L, -1);
 }
 
-static void free_total(struct running_total *t)
-{
-    for (int d = 0; d < LB_DDIR_N; d++) {
-        lb_hist_free(t->clat[d]);
-        t->clat[d] = NULL;
-    }
-}
-
 /* Hands each interval to Lua (the intervals list at ivs) and to the stop
- * rule at stopfn (0 = none). */
+ * rule at stopfn (0 = none).  The running totals' histograms belong to
+ * userdata on the stack, so that an error in the stop rule frees them. */
 static void drive_intervals(lua_State *L, struct lb_run *run, int stopfn, int ivs)
 {
     struct running_total t = {0};
-    for (int d = 0; d < LB_DDIR_N; d++)
-        if (lb_hist_new(&t.clat[d]) < 0) {
-            free_total(&t);
+    for (int d = 0; d < LB_DDIR_N; d++) {
+        if (lb_hist_new(&t.clat[d]) < 0)
             luaL_error(L, "lb.run: not enough memory");
-        }
+        lb_push_hist(L, t.clat[d]);
+    }
     const struct lb_interval *iv;
     int rc;
     while ((rc = lb_run_next_interval(run, &iv)) == 1) {
@@ -318,7 +311,7 @@ static void drive_intervals(lua_State *L, struct lb_run *run, int stopfn, int iv
             lua_pop(L, 1);
         }
     }
-    free_total(&t);
+    lua_pop(L, LB_DDIR_N);
     if (rc < 0)
         luaL_error(L, "lb.run: %s", lb_run_error(run));
 }
@@ -478,6 +471,7 @@ static int l_run(lua_State *L)
     g->run = NULL;
     g->started = 0;
     luaL_setmetatable(L, RUN_MT);
+    lua_toclose(L, 6);                /* an error stops the run now, not at the next GC */
     int rc = lb_run_new(&g->run, jobs->job, jobs->n, err, sizeof err);
     if (rc < 0) {
         g->run = NULL;
@@ -486,6 +480,8 @@ static int l_run(lua_State *L)
     rc = lb_run_prepare(g->run);
     if (rc < 0)
         return run_failed(L, g->run, rc);
+    if (lb_run_note(g->run) && !lb_host.quiet)
+        fprintf(stderr, "luabench: note: %s\n", lb_run_note(g->run));
     g->started = 1;
     lb_mpi_barrier();                 /* every rank starts the timed phase together */
     rc = lb_run_start(g->run);

@@ -56,10 +56,12 @@ static void die_usage(const char *fmt, const char *arg)
     exit(2);
 }
 
+/* A second signal ends the process at once, also when the main thread is
+ * busy in Lua code, where the flag alone is never seen. */
 static void on_signal(int sig)
 {
-    if (lb_host.signal && sig == SIGINT)
-        _exit(130);
+    if (lb_host.signal)
+        _exit(sig == SIGTERM ? 143 : 130);
     lb_host.signal = sig;
     lb_run_interrupt_all();
 }
@@ -335,6 +337,9 @@ int main(int argc, char **argv)
     else
         code = run_script(L, argv[i], argv + i + 1, argc - i - 1);
     fflush(stdout);
+    if (lb_host.signal)
+        fprintf(stderr, "luabench: interrupted by %s: the results are partial\n",
+                lb_host.signal == SIGTERM ? "SIGTERM" : "SIGINT");
     lua_close(L);
     lb_mpi_finalize();
     return code;

@@ -30,6 +30,14 @@ struct fields {
     const char *fn;              /* "lb.train" */
 };
 
+/* The fields of the table argument 1 of fn, the only argument kept. */
+static struct fields spec_fields(lua_State *L, const char *fn)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 1);
+    return (struct fields){L, 1, fn};
+}
+
 static int field(struct fields *f, const char *name)
 {
     lua_getfield(f->L, f->t, name);
@@ -237,11 +245,16 @@ static int on_progress(void *arg, const char *phase, uint64_t done, uint64_t tot
     return 0;
 }
 
-static void get_progress(struct fields *f, struct progress *p)
+/* Reads the progress field into p and points the core's callback (*cb,
+ * *cb_arg) at it: interrupts stop the run even without a function. */
+static void get_progress(struct fields *f, struct progress *p, lb_progress_fn *cb,
+                         void **cb_arg)
 {
     p->L = f->L;
     p->fn = 0;
     p->failed = 0;
+    *cb = on_progress;
+    *cb_arg = p;
     if (!field(f, "progress"))
         return;
     if (!lua_isfunction(f->L, -1))
@@ -395,6 +408,16 @@ static void push_train(lua_State *L, const struct lb_train_result *r)
     lua_setfield(L, -2, "stopped");
 }
 
+/* A zeroed result of size bytes, freed by the guard metatable mt's __gc
+ * when a Lua error leaves it behind. */
+static void *new_guarded(lua_State *L, size_t size, const char *mt)
+{
+    void *r = lua_newuserdatauv(L, size, 0);
+    memset(r, 0, size);
+    luaL_setmetatable(L, mt);
+    return r;
+}
+
 /* After a run: raises for a failure or an error in progress. */
 static void check_run(lua_State *L, const char *fn, int rc, const char *err,
                       struct progress *p)
@@ -409,19 +432,13 @@ static int l_train(lua_State *L)
 {
     struct lb_train_cfg c;
     struct progress p;
-    luaL_checktype(L, 1, LUA_TTABLE);
-    lua_settop(L, 1);
-    struct fields f = {L, 1, "lb.train"};
+    struct fields f = spec_fields(L, "lb.train");
     train_cfg(&f, &c);
     const char *why = lb_train_check(&c);
     if (why)
         lb_usage_error(L, "lb.train: %s", why);
-    get_progress(&f, &p);
-    c.progress = on_progress;
-    c.progress_arg = &p;
-    struct lb_train_result *r = lua_newuserdatauv(L, sizeof *r, 0);
-    memset(r, 0, sizeof *r);
-    luaL_setmetatable(L, TRAIN_GUARD);
+    get_progress(&f, &p, &c.progress, &c.progress_arg);
+    struct lb_train_result *r = new_guarded(L, sizeof *r, TRAIN_GUARD);
     int rc = lb_train_run(&c, r);
     check_run(L, "lb.train", rc, r->err, &p);
     push_train(L, r);
@@ -436,9 +453,7 @@ static int l_train_remove(lua_State *L)
     struct lb_train_cfg c;
     char err[512];
     uint64_t n;
-    luaL_checktype(L, 1, LUA_TTABLE);
-    lua_settop(L, 1);
-    struct fields f = {L, 1, "lb.train_remove"};
+    struct fields f = spec_fields(L, "lb.train_remove");
     train_cfg(&f, &c);
     if (lb_host.readonly)
         lb_usage_error(L, "lb.train_remove: deleting files, and --readonly was given");
@@ -540,19 +555,13 @@ static int l_meta(lua_State *L)
 {
     struct lb_meta_cfg c;
     struct progress p;
-    luaL_checktype(L, 1, LUA_TTABLE);
-    lua_settop(L, 1);
-    struct fields f = {L, 1, "lb.meta"};
+    struct fields f = spec_fields(L, "lb.meta");
     meta_cfg(&f, &c);
     const char *why = lb_meta_check(&c);
     if (why)
         lb_usage_error(L, "lb.meta: %s", why);
-    get_progress(&f, &p);
-    c.progress = on_progress;
-    c.progress_arg = &p;
-    struct lb_meta_result *r = lua_newuserdatauv(L, sizeof *r, 0);
-    memset(r, 0, sizeof *r);
-    luaL_setmetatable(L, META_GUARD);
+    get_progress(&f, &p, &c.progress, &c.progress_arg);
+    struct lb_meta_result *r = new_guarded(L, sizeof *r, META_GUARD);
     int rc = lb_meta_run(&c, r);
     check_run(L, "lb.meta", rc, r->err, &p);
     push_meta(L, &c, r);

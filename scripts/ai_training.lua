@@ -12,65 +12,40 @@
 --   luabench scripts/ai_training.lua [dir=PATH] [accelerators=4] [find_max=1]
 --   luabench scripts/ai_training.lua help=1
 local report = require("luabench.report")
+local script = require("luabench.script")
 
-local PARAMS = {
-  {"dir", nil, "dataset directory (default: a temporary one, removed at the end)"},
-  {"files", "8", "files in the dataset"},
-  {"samples_per_file", "256", "samples in each file (1: one sample per file)"},
-  {"sample_size", "64k", "bytes per sample (fio units)"},
-  {"sample_stddev", "0", "standard deviation of the sample size (0: fixed size)"},
-  {"file_format", nil, "packed or one-sample-per-file (default from samples_per_file)"},
-  {"batch_size", "16", "samples per batch"},
-  {"read_threads", "4", "reader threads"},
-  {"epochs", "2", "passes over the dataset"},
-  {"shuffle", "sample", "none, file or sample"},
-  {"seed", "1", "seed of the shuffles"},
-  {"compute_time", "5ms", "time an accelerator computes per batch"},
-  {"compute_stddev", "0", "standard deviation of the compute time (0: fixed)"},
-  {"prefetch", "4", "ready batches queued at most"},
-  {"accelerators", "1", "emulated accelerators"},
-  {"checkpoint_steps", "0", "write a checkpoint every N steps (0: never)"},
-  {"checkpoint_size", "64m", "bytes per checkpoint"},
-  {"direct", "0", "1: read with O_DIRECT"},
-  {"find_max", "0", "1: search the most accelerators kept at AU >= au_min"},
-  {"au_min", "0.9", "AU an accelerator must keep in find_max"},
-  {"max_accelerators", "256", "upper bound of the find_max search"},
-  {"help", nil, "print these parameters"},
-}
-
-local function usage_exit(fmt, ...)
-  io.stderr:write("luabench: ai_training.lua: " .. string.format(fmt, ...) .. "\n")
-  os.exit(2, true)
-end
-
--- key=value parameters from `args`: defaults filled in, unknown names refused.
-local function params(spec)
-  local by, known = {}, {}
-  for _, p in ipairs(spec) do by[p[1]] = p; known[#known + 1] = p[1] end
-  for k, val in pairs(args or {}) do
-    if type(k) ~= "string" then
-      usage_exit("unexpected argument '%s' (parameters are key=value)", tostring(val))
-    elseif not by[k] then
-      usage_exit("unknown parameter '%s' (known: %s)", k, table.concat(known, ", "))
-    end
-  end
-  local v = {}
-  for _, p in ipairs(spec) do v[p[1]] = (args or {})[p[1]] or p[2] end
-  return v
-end
-
-local function usage()
-  print("usage: luabench scripts/ai_training.lua [key=value ...]\n")
-  for _, p in ipairs(PARAMS) do
-    print(string.format("  %-17s %s%s", p[1], p[3], p[2] and (" [" .. p[2] .. "]") or ""))
-  end
-end
-
-local function int(v, name)
-  local n = math.tointeger(tonumber(v[name]))
-  if not n then usage_exit("parameter '%s' must be an integer, not '%s'", name, v[name]) end
-  return n
-end
+-- Sizes, times, shuffle and file_format stay text: lb.train checks them
+-- (a bad one is a refused field, exit 2).
+local v = script.params({
+  {"dir", help = "dataset directory (default: a temporary one, removed at the end)"},
+  {"files", type = "int", default = 8, help = "files in the dataset"},
+  {"samples_per_file", type = "int", default = 256,
+   help = "samples in each file (1: one sample per file)"},
+  {"sample_size", default = "64k", help = "bytes per sample (fio units)"},
+  {"sample_stddev", default = "0", help = "standard deviation of the sample size (0: fixed size)"},
+  {"file_format", help = "packed or one-sample-per-file (default from samples_per_file)"},
+  {"batch_size", type = "int", default = 16, help = "samples per batch"},
+  {"read_threads", type = "int", default = 4, help = "reader threads"},
+  {"epochs", type = "int", default = 2, help = "passes over the dataset"},
+  {"shuffle", default = "sample", help = "none, file or sample"},
+  {"seed", type = "int", default = 1, help = "seed of the shuffles"},
+  {"compute_time", default = "5ms", help = "time an accelerator computes per batch"},
+  {"compute_stddev", default = "0", help = "standard deviation of the compute time (0: fixed)"},
+  {"prefetch", type = "int", default = 4, help = "ready batches queued at most"},
+  {"accelerators", type = "int", default = 1, help = "emulated accelerators"},
+  {"checkpoint_steps", type = "int", default = 0,
+   help = "write a checkpoint every N steps (0: never)"},
+  {"checkpoint_size", default = "64m", help = "bytes per checkpoint"},
+  {"direct", type = "bool", default = false, help = "1: read with O_DIRECT"},
+  {"find_max", type = "bool", default = false,
+   help = "1: search the most accelerators kept at AU >= au_min"},
+  {"au_min", type = "number", default = 0.9, help = "AU an accelerator must keep in find_max"},
+  {"max_accelerators", type = "int", default = 256, help = "upper bound of the find_max search"},
+}, {about = "The I/O of training a model, as DLIO and MLPerf Storage emulate it: reader " ..
+            "threads fetch shuffled samples of a dataset (laid out when missing) into " ..
+            "batches for K emulated accelerators; prints samples/s, MB/s and accelerator " ..
+            "utilisation (AU). Use a dataset larger than RAM, or direct=1, to measure the " ..
+            "storage rather than the page cache."})
 
 local function stddev_or(value, stddev)
   if stddev == "0" then return value end
@@ -78,18 +53,17 @@ local function stddev_or(value, stddev)
 end
 
 local function spec_of(v)
-  local s = {files = int(v, "files"), samples_per_file = int(v, "samples_per_file"),
+  local s = {files = v.files, samples_per_file = v.samples_per_file,
              sample_size = v.sample_size, file_format = v.file_format,
-             batch_size = int(v, "batch_size"), read_threads = int(v, "read_threads"),
-             epochs = int(v, "epochs"), shuffle = v.shuffle, seed = int(v, "seed"),
+             batch_size = v.batch_size, read_threads = v.read_threads,
+             epochs = v.epochs, shuffle = v.shuffle, seed = v.seed,
              compute_time = stddev_or(v.compute_time, v.compute_stddev),
-             prefetch = int(v, "prefetch"), accelerators = int(v, "accelerators"),
-             direct = v.direct == "1" or v.direct == "true"}
+             prefetch = v.prefetch, accelerators = v.accelerators, direct = v.direct}
   if v.sample_stddev ~= "0" then
     s.sample_size = {dist = "normal", mean = v.sample_size, stddev = v.sample_stddev}
   end
-  if int(v, "checkpoint_steps") > 0 then
-    s.checkpoint = {every_steps = int(v, "checkpoint_steps"), size = v.checkpoint_size}
+  if v.checkpoint_steps > 0 then
+    s.checkpoint = {every_steps = v.checkpoint_steps, size = v.checkpoint_size}
   end
   if not lb.quiet and lb.isatty and lb.isatty(2) then
     s.progress = function(done, total, phase)
@@ -157,26 +131,21 @@ local function find_max(s, au_min, kmax)
   return good, tried[good]
 end
 
-local v = params(PARAMS)
-if v.help then
-  usage()
-  return
-end
 local s = spec_of(v)
-local au_min = tonumber(v.au_min) or usage_exit("parameter 'au_min' must be a number")
+local au_min = v.au_min
 local tmpname
 if v.dir then
   s.dir = v.dir
 elseif lb.readonly then
-  usage_exit("--readonly needs dir= naming a dataset laid out before")
+  script.usage_error("--readonly needs dir= naming a dataset laid out before")
 else
   tmpname = os.tmpname()              -- reserves a unique name
   s.dir = tmpname .. ".d"
 end
 
 local ok, err = pcall(function()
-  if v.find_max == "1" then
-    local k, r = find_max(s, au_min, int(v, "max_accelerators"))
+  if v.find_max then
+    local k, r = find_max(s, au_min, v.max_accelerators)
     if k == 0 then
       print(string.format("no accelerator kept at AU >= %.0f%%: %.1f%% with one", au_min * 100, r.au * 100))
     else

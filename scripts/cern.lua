@@ -57,8 +57,6 @@ local P = script.params({
             "cores as jobs, IOPS summed per run and averaged over runs) and the simple " ..
             "[random] IOPS test of the same document."})
 
-local function dirname(p) return p:match("^(.*)/[^/]*$") or "." end
-
 local function round(x) return math.floor(x + 0.5) end
 
 -- Prints on rank 0 (under MPI every rank runs the jobs, one prints).
@@ -68,13 +66,8 @@ end
 
 -- ---------------------------------------------------------------- runs
 
-local R = {notes = {}}
-
-local function note(fmt, ...)
-  local s = string.format(fmt, ...)
-  R.notes[#R.notes + 1] = s
-  script.note("%s", s)
-end
+local notes, note = script.notes()
+local R = {notes = notes}
 
 -- lb.run; direct=1 refused by the file system -> a note and buffered I/O.
 local function run(spec)
@@ -177,9 +170,7 @@ local function job_files(dir)
 end
 
 local function main()
-  if P.out and not (lb.stat(dirname(P.out)) or {}).type then
-    script.usage_error("out: directory %s does not exist", dirname(P.out))
-  end
+  script.check_out(P.out)
   local why
   R.engine, why = script.engine(P.engine)
   if why then note("%s", why) end

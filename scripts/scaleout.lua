@@ -63,16 +63,9 @@ local P = script.params(script.spec({
 }), {about = "The scale-out fio procedure of the storage guide: a numjobs sweep in " ..
              "shared-file and independent-file mode, peak and knee per mode."})
 
-local notes = {}
-local function note(fmt, ...)
-  local s = string.format(fmt, ...)
-  notes[#notes + 1] = s
-  script.note("%s", s)
-end
+local notes, note = script.notes()
 
 -- ---------------------------------------------------------------- input
-
-local function dirname(p) return p:match("^(.*)/[^/]*$") or "." end
 
 local function load_baseline(path)
   local f, err = io.open(path, "r")
@@ -361,9 +354,7 @@ end
 -- ---------------------------------------------------------------- main
 
 local function main()
-  if P.out and not (lb.stat(dirname(P.out)) or {}).type then
-    script.usage_error("out: directory %s does not exist", dirname(P.out))
-  end
+  script.check_out(P.out)
   local baseline = P.baseline and load_baseline(P.baseline)
   local compare
   R.state, compare = cache_states()

@@ -45,14 +45,7 @@ local P = script.params(script.spec({
 
 local PATTERN = {read = "Sequential Read", randread = "Random Read"}
 
-local notes = {}
-local function note(fmt, ...)
-  local s = string.format(fmt, ...)
-  notes[#notes + 1] = s
-  script.note("%s", s)
-end
-
-local function dirname(p) return p:match("^(.*)/[^/]*$") or "." end
+local notes, note = script.notes()
 
 for _, b in ipairs(P.bs) do
   if not pcall(prep.bytes, b) then
@@ -171,14 +164,12 @@ local function data_file(dir)
 end
 
 local function main()
-  if P.out and not (lb.stat(dirname(P.out)) or {}).type then
-    script.usage_error("out: directory %s does not exist", dirname(P.out))
-  end
+  script.check_out(P.out)
   local list, both = states()
   local engine, why = script.engine(P.engine)
   if why then note("%s", why) end
   local temp = P.filename == nil and P.dir == nil
-  local dir = P.filename and dirname(P.filename) or P.dir or script.tempdir("single-node")
+  local dir = P.filename and script.dirname(P.filename) or P.dir or script.tempdir("single-node")
   local keep = P.keep
   if keep == nil then keep = not temp end
   local file

@@ -6,60 +6,27 @@
 --   luabench scripts/small_files.lua [files=10000] [size=4k] [threads=4] [dir=PATH]
 --   luabench scripts/small_files.lua help=1
 local report = require("luabench.report")
+local script = require("luabench.script")
 
-local PARAMS = {
-  {"dir", nil, "top of the tree (default: a temporary directory, removed at the end)"},
-  {"files", "10000", "number of files"},
-  {"size", "4k", "bytes per file (fio units: 4k, 64k, 1m)"},
-  {"fanout", "1000", "files per directory"},
-  {"threads", "4", "threads per phase"},
-  {"ops", "create,read,stat,unlink", "phases, in order: create, stat, read, unlink, mkdir, readdir"},
-  {"seed", "1", "seed of the random order of read and stat"},
-  {"openfiles", "0", "descriptors kept open at most (0: close after each file)"},
-  {"json", "0", "1: print the result as JSON instead of a table"},
-  {"help", nil, "print these parameters"},
-}
-
--- key=value parameters from `args`: defaults filled in, unknown names refused
--- with exit status 2.
-local function usage_exit(fmt, ...)
-  io.stderr:write("luabench: small_files.lua: " .. string.format(fmt, ...) .. "\n")
-  os.exit(2, true)
-end
-
-local function params(spec)
-  local by, known = {}, {}
-  for _, p in ipairs(spec) do by[p[1]] = p; known[#known + 1] = p[1] end
-  for k, val in pairs(args or {}) do
-    if type(k) ~= "string" then
-      usage_exit("unexpected argument '%s' (parameters are key=value)", tostring(val))
-    elseif not by[k] then
-      usage_exit("unknown parameter '%s' (known: %s)", k, table.concat(known, ", "))
-    end
-  end
-  local v = {}
-  for _, p in ipairs(spec) do v[p[1]] = (args or {})[p[1]] or p[2] end
-  return v
-end
-
-local function usage()
-  print("usage: luabench scripts/small_files.lua [key=value ...]\n")
-  for _, p in ipairs(PARAMS) do
-    print(string.format("  %-10s %s%s", p[1], p[3], p[2] and (" [" .. p[2] .. "]") or ""))
-  end
-end
-
-local function split(s)
-  local t = {}
-  for w in s:gmatch("[^,%s]+") do t[#t + 1] = w end
-  return t
-end
-
-local function number_param(v, name)
-  local n = math.tointeger(tonumber(v[name]))
-  if not n then usage_exit("parameter '%s' must be an integer, not '%s'", name, v[name]) end
-  return n
-end
+-- size and the names in ops stay text: lb.meta checks them (a bad one is
+-- a refused field, exit 2).
+local v = script.params({
+  {"dir", help = "top of the tree (default: a temporary directory, removed at the end)"},
+  {"files", type = "int", default = 10000, help = "number of files"},
+  {"size", default = "4k", help = "bytes per file (fio units: 4k, 64k, 1m)"},
+  {"fanout", type = "int", default = 1000, help = "files per directory"},
+  {"threads", type = "int", default = 4, help = "threads per phase"},
+  {"ops", type = "list", default = "create,read,stat,unlink",
+   help = "phases, in order: create, stat, read, unlink, mkdir, readdir"},
+  {"seed", type = "int", default = 1, help = "seed of the random order of read and stat"},
+  {"openfiles", type = "int", default = 0,
+   help = "descriptors kept open at most (0: close after each file)"},
+  {"json", type = "bool", default = false,
+   help = "1: print the result as JSON instead of a table"},
+}, {about = "Small files and metadata, as mdtest measures them: create, read, stat and " ..
+            "delete small files in a tree of directories, each phase by several threads; " ..
+            "prints ops/s and latency percentiles per operation. Only files luabench " ..
+            "created are deleted."})
 
 local function progress_line()
   if lb.quiet or not (lb.isatty and lb.isatty(2)) then return nil end
@@ -80,17 +47,10 @@ local function print_table(r, ops)
   end
 end
 
-local v = params(PARAMS)
-if v.help then
-  usage()
-  return
-end
-
-local ops = split(v.ops)
-local spec = {dir = v.dir, files = number_param(v, "files"), size = v.size,
-              fanout = number_param(v, "fanout"), threads = number_param(v, "threads"),
-              ops = ops, seed = number_param(v, "seed"),
-              openfiles = number_param(v, "openfiles"), progress = progress_line()}
+local ops = v.ops
+local spec = {dir = v.dir, files = v.files, size = v.size, fanout = v.fanout,
+              threads = v.threads, ops = ops, seed = v.seed, openfiles = v.openfiles,
+              progress = progress_line()}
 local tmpname
 if not spec.dir then
   tmpname = os.tmpname()              -- reserves a unique name
@@ -110,7 +70,7 @@ if tmpname then
 end
 if not ok then error(r, 0) end
 
-if v.json == "1" then
+if v.json then
   local out = {files = r.files, dirs = r.dirs, ops = {}}
   for _, op in ipairs(ops) do
     local o = r.ops[op]

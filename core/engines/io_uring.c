@@ -86,7 +86,6 @@ static int uring_queue_init(struct uring_priv *p, unsigned base)
 {
     struct io_uring_params params;
     unsigned first = base & IORING_SETUP_SQPOLL ? 2 : 0;   /* SQPOLL takes none */
-    if (getenv("LBX_FIRST")) first = (unsigned)atoi(getenv("LBX_FIRST"));
     int ret = -EINVAL;
 
     for (unsigned i = first; i < 3 && ret == -EINVAL; i++) {
@@ -100,7 +99,7 @@ static int uring_queue_init(struct uring_priv *p, unsigned base)
         }
     }
     if (ret == 0)
-        p->getevents = !(base & IORING_SETUP_SQPOLL) && !getenv("LBX_NOGE");
+        p->getevents = !(base & IORING_SETUP_SQPOLL);
     return ret;
 }
 
@@ -363,10 +362,11 @@ static unsigned uring_reap(struct uring_priv *p, unsigned max, struct lb_io **ev
     unsigned head, got = 0;
 
     io_uring_for_each_cqe(&p->ring, head, cqe) {
-        struct lb_io *io = io_uring_cqe_get_data(cqe);
+        struct lb_io *io;
 
         if (got == max)
             break;
+        io = io_uring_cqe_get_data(cqe);
         io->result = uring_result(cqe, io);
         evs[got++] = io;
     }

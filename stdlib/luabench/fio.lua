@@ -295,8 +295,19 @@ function M.main(argv)
   end
   local text = M.report(results, cfg.formats)
   if cfg.output then write_output(cfg.output, text) else io.write(text) end
-  for _, r in ipairs(results) do if (r.error or 0) ~= 0 then return 1 end end
-  return 0
+  local status = 0
+  for _, r in ipairs(results) do
+    local e = r.errors
+    if (r.error or 0) ~= 0 or (e and (e.count or 0) > 0) then
+      -- like fio, the failure itself goes to stderr: file, offset, errno
+      local n = e and e.count or 1
+      io.stderr:write("luabench: job '", tostring(r.jobname), "': ",
+                      n == 1 and "1 error: " or (n .. " errors, the first: "),
+                      tostring(e and e.message or ("errno " .. tostring(r.error))), "\n")
+      status = 1
+    end
+  end
+  return status
 end
 
 return M

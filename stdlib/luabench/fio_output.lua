@@ -172,6 +172,11 @@ function O.merge(list)
   local ios = 0
   for _, r in ipairs(list) do
     if m.error == 0 then m.error = r.error or 0 end
+    if r.partial or (r._run and r._run.partial) then m.partial = true end
+    if r.errors and (r.errors.count or 0) > 0 then
+      m.errors = m.errors or {count = 0, first_errno = r.errors.first_errno}
+      m.errors.count = m.errors.count + r.errors.count
+    end
     for _, k in ipairs{"ctx", "majf", "minf", "job_runtime"} do m[k] = m[k] + (r[k] or 0) end
     m.usr_cpu = m.usr_cpu + (r.usr_cpu or 0) / #list
     m.sys_cpu = m.sys_cpu + (r.sys_cpu or 0) / #list
@@ -349,6 +354,8 @@ function O.job_json(e, plus)
                   "elapsed", int(e.elapsed or (e._run and e._run.elapsed)),
                   "job options", job_options(e)}
   for _, d in ipairs(O.DDIRS) do o[d] = dir_json(e[d] or {}, e, plus) end
+  -- not fio's: an interrupted run's numbers cover only the time it ran
+  if e.partial or (e._run and e._run.partial) then o.partial = true end
   local sync = O.obj()
   sync.total_ios = int(e.fsyncs)
   sync.lat_ns = lat_json({}, nil)
@@ -359,6 +366,12 @@ function O.job_json(e, plus)
   o.ctx = int(e.ctx)
   o.majf = int(e.majf)
   o.minf = int(e.minf)
+  -- fio adds these with continue_on_error
+  local coe = (e._job or e.options or {}).continue_on_error
+  if coe and coe ~= "none" and coe ~= "0" then
+    o.total_err = int(e.errors and e.errors.count)
+    o.first_error = int(e.errors and e.errors.first_errno)
+  end
   local lv = e.iodepth_level or {}
   o.iodepth_level = buckets_json({1, 2, 4, 8, 16, 32}, {lv["1"], lv["2"], lv["4"], lv["8"], lv["16"], lv["32"], lv[">=64"]}, ">=64")
   o.iodepth_submit = buckets_json({0, 4, 8, 16, 32, 64}, {}, ">=64")

@@ -405,7 +405,9 @@ local function result_text(r, opts)
   end
   out[#out + 1] = line
   out[#out + 1] = errors_text(r.errors)
-  if r.stopped_by then out[#out + 1] = "  stopped by: " .. r.stopped_by end
+  if r.stopped_by then
+    out[#out + 1] = "  stopped by: " .. r.stopped_by .. (r.partial and " (partial results)" or "")
+  end
   return table.concat(out, "\n")
 end
 

@@ -1,10 +1,11 @@
 --[[
 luabench.script: what the scripts under scripts/ share -- key=value
-parameters (defaults, types, help=1, unknown names refused), notes and
-warnings on stderr, a temporary data directory removed at the end, the
-io_uring -> libaio fallback, and the cache state the storage guide sets up
-before every read run (drop the client page cache, then load or free the
-cache tier with shell hooks).
+parameters (defaults, types, help=1, unknown names refused), notes (also
+kept for the report) and warnings on stderr, the out= directory check, a
+temporary data directory removed at the end, the io_uring -> libaio
+fallback, and the cache state the storage guide sets up before every read
+run (drop the client page cache, then load or free the cache tier with
+shell hooks).
 
   local script = require "luabench.script"
   local P, given = script.params({
@@ -78,6 +79,17 @@ end
 
 function M.barrier()
   if lb.barrier and (lb.size or 1) > 1 then lb.barrier() end
+end
+
+--[[ script.notes() -> list, note: note(fmt, ...) says "note: ..." like
+script.note and keeps the line in list, for the notes of a report. ]]
+function M.notes()
+  local list = {}
+  return list, function(fmt, ...)
+    local s = string.format(fmt, ...)
+    list[#list + 1] = s
+    M.note("%s", s)
+  end
 end
 
 -- ---------------------------------------------------------------- params
@@ -301,6 +313,17 @@ end
 -- ---------------------------------------------------------------- files
 
 local function quote(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+
+-- The directory part of a path ("." for a bare name).
+function M.dirname(p) return p:match("^(.*)/[^/]*$") or "." end
+
+--[[ script.check_out(prefix): bad input (exit 2) when the directory the
+files of out=PREFIX go to does not exist; nothing when prefix is nil. ]]
+function M.check_out(prefix)
+  if prefix and not (lb.stat(M.dirname(prefix)) or {}).type then
+    M.usage_error("out: directory %s does not exist", M.dirname(prefix))
+  end
+end
 
 -- A fresh directory under base (default: the current directory), as an
 -- absolute path: base/luabench-NAME.XXXXXX.

@@ -1,7 +1,7 @@
 /*
  * For the tests: a scratch directory under /dev/shm (or $TMPDIR when /dev/shm
  * is missing) made with mkdtemp, and its removal with everything in it.
- * Static functions only: each test is one executable.
+ * Static functions only: each test is one executable.  Checks: check.h.
  */
 #ifndef LB_SHM_DIR_H
 #define LB_SHM_DIR_H
@@ -11,17 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static int shm_failures;
-
-#define CHECK(cond, ...) do {                                           \
-        if (!(cond)) {                                                  \
-            shm_failures++;                                             \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);        \
-            fprintf(stderr, __VA_ARGS__);                               \
-            fputc('\n', stderr);                                        \
-        }                                                               \
-    } while (0)
 
 /* Makes the directory into buf (at least 64 bytes); 0 or -1. */
 static int shm_dir_make(char *buf, size_t len, const char *tag)

@@ -213,6 +213,7 @@ static void check_small_and_extremes(void)
     lb_hist_free(h);
     lb_hist_free(r);
     lb_hist_free(NULL);
+    CHECK(lb_hist_mem(NULL) == 0, "lb_hist_mem(NULL) is %zu", lb_hist_mem(NULL));
 }
 
 int main(void)

@@ -14,6 +14,7 @@
 
 #include "hist.h"
 #include "meta.h"
+#include "check.h"
 #include "shm_dir.h"
 
 #define FILES 250
@@ -135,5 +136,5 @@ int main(void)
     test_phases(dir);
     test_mkdir_and_exists(dir);
     shm_dir_remove(dir);
-    return shm_failures ? 1 : 0;
+    return failures ? 1 : 0;
 }

@@ -1,9 +1,9 @@
 /*
  * Shared by the run loop tests (test_run_*.c): a scratch directory under
  * /dev/shm made with mkdtemp and removed at the end, jobs built from fio
- * option strings, a run driven from start to results, and small file
- * helpers (size, mtime, checksum, xattr).  Static functions only: each
- * test is one executable.
+ * option strings, a run driven from start to results (or a long one to
+ * end early), and small file helpers (size, mtime, checksum, xattr).
+ * Static functions only: each test is one executable.
  */
 #ifndef LB_TEST_RUN_H
 #define LB_TEST_RUN_H
@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include "options.h"
 #include "run.h"
+#include "shm_dir.h"
 
 static int t_failures;
 
@@ -33,27 +34,18 @@ static int t_failures;
 
 static char t_dir[256];
 
-static inline int t_rm_one(const char *path, const struct stat *st, int flag, struct FTW *f)
-{
-    (void)st; (void)flag; (void)f;
-    return remove(path);
-}
-
 static inline void t_dir_remove(void)
 {
     if (t_dir[0])
-        nftw(t_dir, t_rm_one, 16, FTW_DEPTH | FTW_PHYS);
+        shm_dir_remove(t_dir);
     t_dir[0] = '\0';
 }
 
-/* A fresh directory under /dev/shm (else $TMPDIR or /tmp), removed at exit. */
+/* A fresh directory under /dev/shm (else $TMPDIR or /tmp), removed at exit;
+ * exits 77 when it cannot be made. */
 static inline const char *t_dir_make(const char *tag)
 {
-    const char *base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" :
-                       getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-
-    snprintf(t_dir, sizeof(t_dir), "%s/lbrun-%s-XXXXXX", base, tag);
-    if (!mkdtemp(t_dir)) {
+    if (shm_dir_make(t_dir, sizeof(t_dir), tag)) {
         perror("mkdtemp");
         exit(77);
     }
@@ -118,6 +110,67 @@ static inline int t_run(struct lb_job *jobs, size_t n, struct lb_run **out, char
     }
     *out = r;
     return 0;
+}
+
+/* t_run for one job that must run: prints "FAIL: message" and exits 1
+ * when it does not. */
+static inline struct lb_run *t_run_one(struct lb_job *job)
+{
+    struct lb_run *r;
+    char err[512];
+
+    if (t_run(job, 1, &r, err, sizeof(err))) {
+        fprintf(stderr, "FAIL: %s\n", err);
+        exit(1);
+    }
+    return r;
+}
+
+/* Runs one job, frees it and copies the run's total into *out (lb_stats_init'ed
+ * here; lb_stats_release it).  0, or -errno with the message on stderr. */
+static inline int t_run_total(struct lb_job *job, struct lb_stats *out)
+{
+    struct lb_run *r;
+    char err[512];
+    int ret = t_run(job, 1, &r, err, sizeof(err));
+
+    lb_job_free(job);
+    if (ret) {
+        fprintf(stderr, "%s\n", err);
+        return ret;
+    }
+    lb_stats_init(out);
+    lb_stats_merge(out, lb_run_total(r));
+    lb_run_free(r);
+    return 0;
+}
+
+/* Starts a 60 s null-engine job (named by "name=...") reporting every
+ * 100 ms, for a test that ends it early; exits 1 when it cannot start.
+ * Returns 1 once the first interval is in, 0 when the run ended before. */
+static inline int t_start_long(struct lb_job *job, const char *name, struct lb_run **out)
+{
+    const struct lb_interval *iv;
+    char err[512];
+
+    t_job(job, name, "ioengine=null", "null_lat=100000", "size=64m",
+          "time_based=1", "runtime=60s", "interval=100ms", NULL);
+    if (lb_run_new(out, job, 1, err, sizeof(err)) || lb_run_prepare(*out) ||
+        lb_run_start(*out)) {
+        fprintf(stderr, "FAIL: %s\n", err);
+        exit(1);
+    }
+    return lb_run_next_interval(*out, &iv) == 1;
+}
+
+/* Drains the intervals left and waits for the run: lb_run_wait's result. */
+static inline int t_finish(struct lb_run *r)
+{
+    const struct lb_interval *iv;
+
+    while (lb_run_next_interval(r, &iv) == 1)
+        ;
+    return lb_run_wait(r);
 }
 
 static inline uint64_t t_ios(const struct lb_stats *s)

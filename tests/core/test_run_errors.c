@@ -6,24 +6,13 @@
 
 static int run(const char *file, const char *coe, struct lb_stats *out)
 {
-    char fop[600], err[512];
+    char fop[600];
     struct lb_job job;
-    struct lb_run *r;
-    int ret;
 
     snprintf(fop, sizeof(fop), "filename=%s", file);
     t_job(&job, "name=err", "ioengine=fault", "fault_engine=null", "fault_eio=1",
           "rw=randrw", "bs=4k", "size=1m", fop, coe, NULL);
-    ret = t_run(&job, 1, &r, err, sizeof(err));
-    lb_job_free(&job);
-    if (ret) {
-        fprintf(stderr, "%s\n", err);
-        return ret;
-    }
-    lb_stats_init(out);
-    lb_stats_merge(out, lb_run_total(r));
-    lb_run_free(r);
-    return 0;
+    return t_run_total(&job, out);
 }
 
 static uint64_t by_errno(const struct lb_stats *s, int ddir, int err)

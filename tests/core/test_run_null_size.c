@@ -21,7 +21,7 @@ static int count_entries(const char *dir)
 int main(void)
 {
     const char *dir = t_dir_make("nullsize");
-    char dirop[300], err[512];
+    char dirop[300];
     struct lb_job job;
     struct lb_run *r;
     const struct lb_stats *tot;
@@ -29,10 +29,7 @@ int main(void)
 
     snprintf(dirop, sizeof(dirop), "directory=%s", dir);
     t_job(&job, "name=nulls", "ioengine=null", "bs=4k", "size=4m", "numjobs=3", dirop, NULL);
-    if (t_run(&job, 1, &r, err, sizeof(err))) {
-        fprintf(stderr, "FAIL run: %s\n", err);
-        return 1;
-    }
+    r = t_run_one(&job);
     for (size_t c = 0; c < 3; c++) {
         const struct lb_stats *s = lb_run_clone_stats(r, 0, c);
 

@@ -8,20 +8,10 @@ static void stop_early(void)
 {
     struct lb_job job;
     struct lb_run *r;
-    const struct lb_interval *iv;
-    char err[512];
 
-    t_job(&job, "name=long", "ioengine=null", "null_lat=100000", "size=64m",
-          "time_based=1", "runtime=60s", "interval=100ms", NULL);
-    if (lb_run_new(&r, &job, 1, err, sizeof(err)) || lb_run_prepare(r) || lb_run_start(r)) {
-        fprintf(stderr, "FAIL: %s\n", err);
-        exit(1);
-    }
-    if (lb_run_next_interval(r, &iv) == 1)
+    if (t_start_long(&job, "name=long", &r))
         lb_run_stop(r, "enough");
-    while (lb_run_next_interval(r, &iv) == 1)
-        ;
-    T_CHECK(lb_run_wait(r) == 0, "wait");
+    T_CHECK(t_finish(r) == 0, "wait");
     T_CHECK(lb_run_stopped_by(r) && strcmp(lb_run_stopped_by(r), "enough") == 0,
             "stopped_by %s", lb_run_stopped_by(r) ? lb_run_stopped_by(r) : "(none)");
     T_CHECK(lb_run_total(r)->runtime_ns < 30000000000ull, "the run did not stop early");
@@ -35,14 +25,10 @@ static void ramp_excluded(void)
     struct lb_job job;
     struct lb_run *r;
     const struct lb_stats *s;
-    char err[512];
 
     t_job(&job, "name=ramp", "ioengine=null", "null_lat=1000000", "size=64m",
           "time_based=1", "runtime=500ms", "ramp_time=1s", NULL);
-    if (t_run(&job, 1, &r, err, sizeof(err))) {
-        fprintf(stderr, "FAIL: %s\n", err);
-        exit(1);
-    }
+    r = t_run_one(&job);
     s = lb_run_total(r);
     T_CHECK(s->dir[LB_READ].ios > 50 && s->dir[LB_READ].ios < 1000,
             "%llu I/Os counted", (unsigned long long)s->dir[LB_READ].ios);

@@ -6,15 +6,11 @@ int main(void)
 {
     struct lb_job job;
     struct lb_run *r;
-    char err[512];
     unsigned ones = 0;
 
     t_dir_make("threads");
     t_job(&job, "name=many", "ioengine=null", "bs=4k", "size=4k", "numjobs=1024", NULL);
-    if (t_run(&job, 1, &r, err, sizeof(err))) {
-        fprintf(stderr, "FAIL: %s\n", err);
-        return 1;
-    }
+    r = t_run_one(&job);
     T_CHECK(t_ios(lb_run_total(r)) == 1024, "%llu I/Os",
             (unsigned long long)t_ios(lb_run_total(r)));
     T_CHECK(lb_run_total(r)->clones == 1024, "%u clones", lb_run_total(r)->clones);

@@ -6,25 +6,14 @@
 
 static int run(const char *file, const char *verify, const char *only, struct lb_stats *out)
 {
-    char fop[600], vop[64], err[512];
+    char fop[600], vop[64];
     struct lb_job job;
-    struct lb_run *r;
-    int ret;
 
     snprintf(fop, sizeof(fop), "filename=%s", file);
     snprintf(vop, sizeof(vop), "verify=%s", verify);
     t_job(&job, "name=ver", "ioengine=psync", "rw=write", "bs=4k", "size=1m", fop, vop,
           only, NULL);
-    ret = t_run(&job, 1, &r, err, sizeof(err));
-    lb_job_free(&job);
-    if (ret) {
-        fprintf(stderr, "%s\n", err);
-        return ret;
-    }
-    lb_stats_init(out);
-    lb_stats_merge(out, lb_run_total(r));
-    lb_run_free(r);
-    return 0;
+    return t_run_total(&job, out);
 }
 
 static void corrupt(const char *file, off_t off)

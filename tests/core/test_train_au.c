@@ -12,6 +12,7 @@
 
 #include "hist.h"
 #include "train.h"
+#include "check.h"
 #include "shm_dir.h"
 
 static int count_ckpt_files(const char *dir)
@@ -80,5 +81,5 @@ int main(void)
     CHECK(fabs(res.au - au) < 1e-12, "3 accelerators: au %.15f vs %.15f", res.au, au);
     lb_train_result_free(&res);
     shm_dir_remove(dir);
-    return shm_failures ? 1 : 0;
+    return failures ? 1 : 0;
 }

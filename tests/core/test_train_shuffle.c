@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "train.h"
+#include "check.h"
 #include "shm_dir.h"
 
 #define FILES 8
@@ -142,5 +143,5 @@ int main(void)
     test_file(dir);
     test_none(dir);
     shm_dir_remove(dir);
-    return shm_failures ? 1 : 0;
+    return failures ? 1 : 0;
 }

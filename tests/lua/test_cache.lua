@@ -4,25 +4,13 @@
 -- or failure text or a timeout, and log every hook.
 local cache = require "luabench.cache"
 
-local function check(cond, fmt, ...)
-  if not cond then error(string.format(fmt, ...), 2) end
-end
-
-local function tempdir(base)
-  local p = io.popen("mktemp -d " .. base .. "/lbcache.XXXXXX")
-  local d = p:read("l")
-  p:close()
-  check(d and d ~= "", "mktemp in %s failed", base)
-  return d
-end
+local T = dofile("tests/lua/lib.lua")
+local check = T.check
 
 -- Page-cache residency needs a disk file system: tmpfs pages cannot be
 -- dropped, so the data file lives in /var/tmp.
-local disk = tempdir("/var/tmp")
-local shm = tempdir("/dev/shm")
-local _ <close> = setmetatable({}, {__close = function()
-  os.execute("rm -rf '" .. disk .. "' '" .. shm .. "'")
-end})
+local disk, _d <close> = T.tmpdir("cache", "/var/tmp")
+local shm, _s <close> = T.tmpdir("cache", "/dev/shm")
 
 local function write_file(path, bytes)
   local f = assert(io.open(path, "wb"))

@@ -13,14 +13,7 @@ local fio = require "luabench.fio"
 local O = require "luabench.fio_output"
 local L = require "luabench.fio_logs"
 
-local failures, checks = 0, 0
-local function check(cond, what)
-  checks = checks + 1
-  if not cond then failures = failures + 1; io.stderr:write("FAIL: ", what, "\n") end
-end
-local function eq(got, want, what)
-  check(got == want, what .. ": got " .. tostring(got) .. ", want " .. tostring(want))
-end
+local check, eq, finish = dofile("tests/lua/lib.lua").counter()
 
 -- A result as lb.run gives it, built by hand: reads of 600 ns to 3 ms,
 -- writes of 20 us, in two 1 s intervals.
@@ -184,5 +177,4 @@ eq(bw:match("[^\n]+"), "1000, 800, 0, 0, 0", "bw log line")
 eq(select(2, bw:gsub("\n", "")), 4, "bw log lines")
 eq(L.windowed(r, "iops", 2000):match("[^\n]+"), "2000, 200, 0, 0, 0", "iops log over a 2 s window")
 
-io.stdout:write(string.format("%d checks, %d failed\n", checks, failures))
-os.exit(failures == 0 and 0 or 1)
+finish()

@@ -9,19 +9,7 @@ local P = require "luabench.fio_parse"
 local R = require "luabench.fio_run"
 
 local have_lb = rawget(_G, "lb") ~= nil and lb.options ~= nil
-local failures, checks = 0, 0
-
-local function check(cond, what)
-  checks = checks + 1
-  if not cond then
-    failures = failures + 1
-    io.stderr:write("FAIL: ", what, "\n")
-  end
-end
-
-local function eq(got, want, what)
-  check(got == want, what .. ": got " .. tostring(got) .. ", want " .. tostring(want))
-end
+local check, eq, finish = dofile("tests/lua/lib.lua").counter()
 
 -- fn must raise an error whose message contains every needle.
 local function raises(fn, needles, what)
@@ -209,5 +197,4 @@ else
   io.stderr:write("note: no lb binding: option-table checks left out\n")
 end
 
-io.stdout:write(string.format("%d checks, %d failed\n", checks, failures))
-os.exit(failures == 0 and 0 or 1)
+finish()

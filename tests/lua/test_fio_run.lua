@@ -15,14 +15,7 @@ if not null_ok then
   os.exit(77)
 end
 
-local failures, checks = 0, 0
-local function check(cond, what)
-  checks = checks + 1
-  if not cond then failures = failures + 1; io.stderr:write("FAIL: ", what, "\n") end
-end
-local function eq(got, want, what)
-  check(got == want, what .. ": got " .. tostring(got) .. ", want " .. tostring(want))
-end
+local check, eq, finish = dofile("tests/lua/lib.lua").counter()
 
 -- duplicate.fio: two jobs named "same" (read, then write), 1 MiB each, null engine
 local jobs = fio.load("tests/fio/duplicate.fio")
@@ -69,5 +62,4 @@ for _, kind in ipairs{"bw", "clat_hist"} do
   end
 end
 
-io.stdout:write(string.format("%d checks, %d failed\n", checks, failures))
-os.exit(failures == 0 and 0 or 1)
+finish()

@@ -2,9 +2,8 @@
 -- produces are executed exactly as produced (counts, bytes, the blocks
 -- written on disk), its state lasts across calls, and its mistakes stop the
 -- run with the generator's own file:line.
-local function check(cond, msg, ...)
-  if not cond then error(string.format(msg, ...), 2) end
-end
+local T = dofile("tests/lua/lib.lua")
+local check = T.check
 
 local function fails(spec, pattern)
   local ok, err = pcall(lb.run, spec)
@@ -71,9 +70,7 @@ check(a ~= c, "another randseed, other ops")
 
 -- 5. the bytes on disk: writes land exactly at the generated blocks of a
 -- zero-filled file, from a generator file whose locals keep its state
-local dir = io.popen("mktemp -d /dev/shm/lbgen.XXXXXX 2>/dev/null || mktemp -d"):read("l")
-check(dir and #dir > 0, "mktemp -d failed")
-local _ <close> = setmetatable({}, {__close = function() os.execute("rm -rf '" .. dir .. "'") end})
+local dir, _ <close> = T.tmpdir("gen")
 local path, bs, nblocks = dir .. "/data", 4096, 64
 local f = assert(io.open(path, "wb"))
 f:write(string.rep("\0", bs * nblocks))

@@ -2,18 +2,11 @@
 -- one operation per file in each phase, per-op rates, fio-style latency
 -- objects and histograms; unlink leaves a file luabench did not create;
 -- bad fields raise one line naming the field.
-local function check(cond, msg) if not cond then error(msg, 2) end end
+local T = dofile("tests/lua/lib.lua")
+local check = T.check
 check(lb.train and lb.meta, "lb.train/lb.meta missing: luaopen_luabench must call lb_train_open")
 
-local function tmpdir()
-  local p = io.popen("mktemp -d /dev/shm/lbtest-meta.XXXXXX 2>/dev/null || mktemp -d")
-  local d = p:read("l")
-  p:close()
-  check(d and #d > 0, "mktemp -d failed")
-  return d
-end
-
-local dir = tmpdir()
+local dir = T.tmpdir("meta")
 local ok, err = pcall(function()
   local r = lb.meta{dir = dir, files = 120, size = "1k", fanout = 50, threads = 2,
                     ops = {"create", "stat", "read", "readdir"}, seed = 3, openfiles = 4}

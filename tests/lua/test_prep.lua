@@ -3,15 +3,10 @@
 -- list and trees, and refuses to overwrite a file it did not create.
 local prep = require "luabench.prep"
 
-local function check(cond, fmt, ...)
-  if not cond then error(string.format(fmt, ...), 2) end
-end
+local T = dofile("tests/lua/lib.lua")
+local check = T.check
 
-local p = io.popen("mktemp -d /dev/shm/lbprep.XXXXXX")
-local dir = p:read("l")
-p:close()
-check(dir and dir ~= "", "mktemp failed")
-local _ <close> = setmetatable({}, {__close = function() os.execute("rm -rf '" .. dir .. "'") end})
+local dir, _ <close> = T.tmpdir("prep")
 
 local function stat(path)
   local st = lb.stat(path)

@@ -5,15 +5,10 @@
 local report = require "luabench.report"
 local sweep = require "luabench.sweep"
 
-local function check(cond, fmt, ...)
-  if not cond then error(string.format(fmt, ...), 2) end
-end
+local T = dofile("tests/lua/lib.lua")
+local check = T.check
 
-local p = io.popen("mktemp -d /dev/shm/lbreport.XXXXXX")
-local dir = p:read("l")
-p:close()
-check(dir and dir ~= "", "mktemp failed")
-local _ <close> = setmetatable({}, {__close = function() os.execute("rm -rf '" .. dir .. "'") end})
+local dir, _ <close> = T.tmpdir("report")
 
 local sw = sweep.run{
   base = {name = "rep", engine = "null", bs = "4k", size = "1g", time_based = true, runtime = "100ms"},

@@ -6,9 +6,7 @@
 -- it: one shared job over the colon list, one section per job.
 local scaleout = require "luabench.scaleout"
 
-local function check(cond, fmt, ...)
-  if not cond then error(string.format(fmt, ...), 2) end
-end
+local check = dofile("tests/lua/lib.lua").check
 
 local function files(n)
   local out = {}

@@ -1,13 +1,11 @@
 -- Description: scripts/small_files.lua, run in this state with `args` set,
 -- creates, reads, stats and deletes the files it was asked for and prints
 -- one row per operation with the count; its temporary tree is gone after.
-local function check(cond, msg) if not cond then error(msg, 2) end end
+local T = dofile("tests/lua/lib.lua")
+local check = T.check
 check(lb.train and lb.meta, "lb.train/lb.meta missing: luaopen_luabench must call lb_train_open")
 
-local p = io.popen("mktemp -d /dev/shm/lbtest-sf.XXXXXX 2>/dev/null || mktemp -d")
-local dir = p:read("l")
-p:close()
-check(dir and #dir > 0, "mktemp -d failed")
+local dir = T.tmpdir("sf")
 
 local lines = {}
 local real_print = print

@@ -3,9 +3,7 @@
 -- a real run on the null engine ends early with result.stopped_by set.
 local stop = require "luabench.stop"
 
-local function check(cond, fmt, ...)
-  if not cond then error(string.format(fmt, ...), 2) end
-end
+local check = dofile("tests/lua/lib.lua").check
 
 local function empty() return {ios = 0, bytes = 0, iops = 0, bw_bytes = 0, clat_hist = lb.hist()} end
 

@@ -5,9 +5,7 @@
 local sweep = require "luabench.sweep"
 local cache = require "luabench.cache"
 
-local function check(cond, fmt, ...)
-  if not cond then error(string.format(fmt, ...), 2) end
-end
+local check = dofile("tests/lua/lib.lua").check
 
 local function labels(points)
   local out = {}

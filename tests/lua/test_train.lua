@@ -3,16 +3,9 @@
 -- figures, fio-style latency objects, histograms, checkpoints, CPU); a
 -- second run reuses the dataset; lb.train_remove deletes it; bad fields
 -- raise one line naming the field, runtime failures name the path.
-local function check(cond, msg) if not cond then error(msg, 2) end end
+local T = dofile("tests/lua/lib.lua")
+local check = T.check
 check(lb.train and lb.meta, "lb.train/lb.meta missing: luaopen_luabench must call lb_train_open")
-
-local function tmpdir()
-  local p = io.popen("mktemp -d /dev/shm/lbtest-train.XXXXXX 2>/dev/null || mktemp -d")
-  local d = p:read("l")
-  p:close()
-  check(d and #d > 0, "mktemp -d failed")
-  return d
-end
 
 local function file_size(path)
   local f = io.open(path, "rb")
@@ -22,7 +15,7 @@ local function file_size(path)
   return n
 end
 
-local dir = tmpdir()
+local dir = T.tmpdir("train")
 local spec = {dir = dir, files = 4, samples_per_file = 8, file_format = "packed",
               sample_size = "4k", batch_size = 4, read_threads = 2, epochs = 2,
               shuffle = "sample", seed = 1, compute_time = "1ms", prefetch = 2,

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Description: scripts/ai_training.lua and scripts/small_files.lua run on a
 # tiny dataset and print their figures; help=1 lists the parameters; an
-# unknown parameter exits 2 with one line naming the known ones; the
-# datasets they make are gone afterwards, files of others stay.
+# unknown parameter exits 2 with one line naming the known ones, a bad
+# integer with one line naming the parameter; the datasets they make are
+# gone afterwards, files of others stay.
 . "$(dirname "$0")/lib.sh"
 cd "$LB_SRC" || fail "cd $LB_SRC"
 tmp=$(lb_tmpdir)
-LB_TMPS+=("$tmp")   # lb_tmpdir runs in a subshell: its own append is lost
 
 # ai_training: a dataset in dir=, reused by a second run
 out=$("$LUABENCH" --quiet scripts/ai_training.lua dir="$tmp/ds" files=4 samples_per_file=8 \
@@ -26,9 +26,12 @@ contains "$out" "find_max" "help lists find_max"
 expect_exit 2 "unknown parameter 'acelerators' (known: dir, files" \
   "$LUABENCH" --quiet scripts/ai_training.lua acelerators=2
 [ "$(wc -l < "$LB_ERR")" -eq 1 ] || fail "one line for an unknown parameter"
-expect_exit 2 "unexpected argument '--readonly' (parameters are key=value)" \
+expect_exit 2 "unexpected argument '--readonly' (parameters are key=value" \
   "$LUABENCH" --quiet scripts/ai_training.lua files=2 --readonly
 expect_exit 2 "--readonly needs dir=" "$LUABENCH" --quiet --readonly scripts/ai_training.lua
+expect_exit 2 "parameter 'files' must be an integer, not 'x'" \
+  "$LUABENCH" --quiet scripts/ai_training.lua files=x
+[ "$(wc -l < "$LB_ERR")" -eq 1 ] || fail "one line for a bad integer"
 expect_exit 2 "field 'shuffle'" "$LUABENCH" --quiet scripts/ai_training.lua dir="$tmp/ds" shuffle=random
 
 # small_files: every phase reported, the tree gone, a foreign file kept
@@ -51,4 +54,6 @@ contains "$out" "files" "help lists files"
 expect_exit 2 "unknown parameter 'file' (known: dir, files" \
   "$LUABENCH" --quiet scripts/small_files.lua file=3
 expect_exit 2 "field 'size'" "$LUABENCH" --quiet scripts/small_files.lua dir="$tmp/x" size=4q
+expect_exit 2 "parameter 'threads' must be an integer, not '2.5'" \
+  "$LUABENCH" --quiet scripts/small_files.lua threads=2.5
 pass

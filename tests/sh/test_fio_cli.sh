@@ -3,23 +3,7 @@
 # user: JSON with the right counts, single-dash options, several --name
 # jobs, --showcmd, one-line errors with exit 2, and output that fio's own
 # tools read (fio_jsonplus_clat2csv, fiologparser_hist.py).
-. "$(dirname "$0")/lib.sh"
-
-command -v python3 >/dev/null || skip "python3 missing"
-"$LUABENCH" fio --version >/dev/null 2>&1 || skip "$LUABENCH has no 'fio' mode"
-"$LUABENCH" --list-engines 2>/dev/null | grep -q '^null  *supported' || skip "no null engine"
-
-d=$(lb_tmpdir)
-cd "$d" || fail "cd $d"
-
-# json_get FILE EXPR: evaluates a Python expression over the JSON document j
-json_get() {
-  python3 - "$1" "$2" <<'EOF'
-import json, sys
-j = json.load(open(sys.argv[1]))
-print(eval(sys.argv[2]))
-EOF
-}
+. "$(dirname "$0")/fio_lib.sh"   # skips, scratch directory $d (current), json_get
 
 # --- JSON, exactly JSON, with fio's counts ----------------------------------
 "$LUABENCH" fio --name=a --ioengine=null --rw=randread --bs=4k --size=1m \

@@ -2,23 +2,7 @@
 # Description: the same small null-engine job run by real fio and by
 # `luabench fio` does the same I/O: total I/Os over both directions and
 # the block size.
-. "$(dirname "$0")/lib.sh"
-
-command -v python3 >/dev/null || skip "python3 missing"
-"$LUABENCH" fio --version >/dev/null 2>&1 || skip "$LUABENCH has no 'fio' mode"
-"$LUABENCH" --list-engines 2>/dev/null | grep -q '^null  *supported' || skip "no null engine"
-
-d=$(lb_tmpdir)
-cd "$d" || fail "cd $d"
-
-# json_get FILE EXPR: evaluates a Python expression over the JSON document j
-json_get() {
-  python3 - "$1" "$2" <<'EOF'
-import json, sys
-j = json.load(open(sys.argv[1]))
-print(eval(sys.argv[2]))
-EOF
-}
+. "$(dirname "$0")/fio_lib.sh"   # skips, scratch directory $d (current), json_get
 
 # --- the same job under real fio -------------------------------------------------
 command -v fio >/dev/null || skip "fio missing"

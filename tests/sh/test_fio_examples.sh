@@ -3,14 +3,7 @@
 # (with --size=1m --runtime=1 and files in a scratch directory) or are
 # refused, before anything runs, with one line naming their one unsupported
 # option.  Prints which is which.
-. "$(dirname "$0")/lib.sh"
-
-command -v python3 >/dev/null || skip "python3 missing"
-"$LUABENCH" fio --version >/dev/null 2>&1 || skip "$LUABENCH has no 'fio' mode"
-"$LUABENCH" --list-engines 2>/dev/null | grep -q '^null  *supported' || skip "no null engine"
-
-d=$(lb_tmpdir)
-cd "$d" || fail "cd $d"
+. "$(dirname "$0")/fio_lib.sh"   # skips, scratch directory $d (current), json_get
 
 # --- fio's ten example job files ---------------------------------------------
 examples=${LB_SRC}/../shared/fio-examples

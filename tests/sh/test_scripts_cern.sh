@@ -9,7 +9,6 @@
 . "$(dirname "$0")/lib.sh"
 S="$LB_SRC/scripts/cern.lua"
 tmp=$(lb_tmpdir)
-LB_TMPS+=("$tmp")   # lb_tmpdir runs in a subshell: its own append is lost
 cd "$tmp" || fail "cd $tmp"
 
 out=$("$LUABENCH" --quiet "$S" runs=3 pause=0 size=1m timeout=2s numjobs=2 out="$tmp/c") ||

@@ -3,10 +3,10 @@
 # can use: key=value parameters with defaults and types (array or keyed
 # spec), help=1 prints them and exits 0, an unknown name, a bad value or a
 # bare argument prints one line and exits 2; script.engine refuses an
-# unknown engine; script.main turns a runtime failure into one line, exit 1.
+# unknown engine; script.main turns a runtime failure into one line, exit 1;
+# the scripts refuse out= in a missing directory (script.check_out).
 . "$(dirname "$0")/lib.sh"
 tmp=$(lb_tmpdir)
-LB_TMPS+=("$tmp")   # lb_tmpdir runs in a subshell: its own append is lost
 cat > "$tmp/p.lua" <<'LUA'
 local script = require "luabench.script"
 local P, given = script.params({
@@ -55,4 +55,9 @@ expect_exit 2 "unexpected argument 'oops' (parameters are key=value" "$LUABENCH"
 expect_exit 2 "unknown engine 'nosuch'" "$LUABENCH" --quiet "$tmp/p.lua" mode=b
 expect_exit 1 "p.lua: disk on fire" "$LUABENCH" --quiet "$tmp/p.lua" on=1 count=99
 [ "$(wc -l < "$LB_ERR")" -eq 1 ] || fail "one line for a runtime failure: $(cat "$LB_ERR")"
+# script.check_out: out= naming a missing directory is refused before any run
+for s in cern scaleout single_node; do
+  expect_exit 2 "$s.lua: out: directory $tmp/none does not exist" \
+    "$LUABENCH" --quiet "$LB_SRC/scripts/$s.lua" out="$tmp/none/r"
+done
 pass

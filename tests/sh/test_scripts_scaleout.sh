@@ -11,7 +11,6 @@
 command -v python3 >/dev/null || skip "python3 is needed to read the JSON and SVG"
 S="$LB_SRC/scripts/scaleout.lua"
 tmp=$(lb_tmpdir)
-LB_TMPS+=("$tmp")   # lb_tmpdir runs in a subshell: its own append is lost
 cd "$tmp" || fail "cd $tmp"
 
 # The default data directory: a temporary one under the current directory.

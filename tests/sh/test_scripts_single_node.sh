@@ -9,7 +9,6 @@
 . "$(dirname "$0")/lib.sh"
 S="$LB_SRC/scripts/single_node.lua"
 tmp=$(lb_tmpdir)
-LB_TMPS+=("$tmp")   # lb_tmpdir runs in a subshell: its own append is lost
 cd "$tmp" || fail "cd $tmp"
 
 out=$("$LUABENCH" --quiet "$S" size=2m runtime=0.3s numjobs=1,2 bs=256k,4k drop=files \
