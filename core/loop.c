@@ -454,11 +454,11 @@ static int fill(struct lb_worker *w, unsigned *nq)
 
             io = w->freeq[--w->nfree];
             g = lb_gen_next(w, io);
-            if (g == GEN_BUSY) {         /* its file waits for a completion */
-                w->pending = io;
-                return 0;
-            }
             if (g != GEN_OP || (w->paced && pace(w, io))) {
+                if (g == GEN_BUSY) {     /* its file waits for a completion */
+                    w->pending = io;
+                    return 0;
+                }
                 w->nfree++;
                 return g == GEN_PASS ? END_PASS : g == GEN_END ? END_DONE : END_STOP;
             }

@@ -22,12 +22,12 @@
  * hooks run at each open and close (io_uring keeps its registered slots
  * current there; with more files than the descriptor limit, which is also
  * the most files a ring may register, the engine is given the job without
- * registerfiles).  A file that cannot be opened ends the
- * clone, the failure counted as a failed I/O with its message.  With
- * create_on_open a missing file is created empty (and marked as
- * luabench's, files.h) at its first open; reads past its end are short.
- * direct=1: the alignment check made at setup for other jobs is not made;
- * a misaligned I/O fails with EINVAL.
+ * registerfiles).  A file that cannot be opened ends the clone, the
+ * failure counted as a failed I/O with its message.  With create_on_open
+ * a missing file is created empty (and marked as luabench's, files.h) at
+ * its first open; reads past its end are short.  direct=1: the alignment
+ * check made at setup for other jobs is not made; a misaligned I/O fails
+ * with EINVAL.
  */
 #include <dirent.h>
 #include <errno.h>

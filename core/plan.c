@@ -4,7 +4,8 @@
  * directory/"$jobname.$jobnum.$filenum" names), each file's region
  * (offset + clone * offset_increment; size split over the files, filesize,
  * size=N% of an existing file, or the whole existing file), what must be
- * laid out, and the safety rules.
+ * laid out (nothing with create_on_open: openfiles.c creates missing files
+ * at their first open, and extends none), and the safety rules.
  *
  * Safety: luabench writes (or extends) only files it created (files.h),
  * unless the job has allow_overwrite; never a block or character device
