@@ -78,6 +78,16 @@ static int resolve_engine(struct lb_run *r, size_t j, char *err, size_t errlen)
                  why[0] ? why : strerror(-ret));
         return ret;
     }
+    if (strcmp(ops->name, "fault") == 0 && job->fault_engine && *job->fault_engine) {
+        const struct lb_engine_ops *inner = lb_engine_find(job->fault_engine);
+        if (!inner || inner == ops) {
+            engine_names(names, sizeof(names));
+            snprintf(err, errlen, "%s fault_engine '%s' (engines: %s)",
+                     inner ? "the fault engine cannot wrap itself:" : "unknown",
+                     job->fault_engine, names);
+            return -ENOENT;
+        }
+    }
     r->jr[j].eng = ops;
     r->jr[j].flags = lb_engine_flags(ops, job);
     return 0;

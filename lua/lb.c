@@ -456,7 +456,9 @@ static int l_check(lua_State *L)
 static int l_run(lua_State *L)
 {
     char err[512];
-    luaL_checktype(L, 1, LUA_TTABLE);
+    if (!lua_istable(L, 1))
+        return lb_usage_error(L, "lb.run: the spec must be a table of options, not a %s",
+                              luaL_typename(L, 1));
     lua_settop(L, 1);
     if (lb_host.signal)
         return luaL_error(L, "interrupted");
@@ -510,6 +512,8 @@ static int l_sleep(lua_State *L)
 {
     double s = luaL_checknumber(L, 1);
     luaL_argcheck(L, s >= 0 && isfinite(s), 1, "seconds must be a non-negative number");
+    if (lb_host.signal)
+        return 0;                     /* interrupted: no more waiting */
     struct timespec ts = {(time_t)s, (long)((s - floor(s)) * 1e9)};
     while (nanosleep(&ts, &ts) < 0 && errno == EINTR && !lb_host.signal)
         ;

@@ -21,6 +21,7 @@
 
 struct null_priv {
     uint64_t lat;            /* ns each I/O takes, 0 = none */
+    const volatile int *stop; /* the run's stop flag: long sleeps end early */
 };
 
 static uint64_t null_latency(const struct lb_engine_cfg *cfg)
@@ -40,6 +41,7 @@ static int null_init(const struct lb_engine_cfg *cfg, void **priv)
     if (!p)
         return -ENOMEM;
     p->lat = null_latency(cfg);
+    p->stop = cfg->stop;
     *priv = p;
     return 0;
 }
@@ -60,15 +62,17 @@ static inline void null_relax(void)
 
 #define NULL_SLEEP_NS 200000ull
 
-static void __attribute__((noinline)) null_spin(uint64_t ns)
+static void __attribute__((noinline)) null_spin(uint64_t ns, const volatile int *stop)
 {
     uint64_t end = lb_clock_now() + ns;
 
     if (ns >= NULL_SLEEP_NS) {
         uint64_t now;
         while ((now = lb_clock_now()) < end) {
-            struct timespec ts = {(time_t)((end - now) / 1000000000ull),
-                                  (long)((end - now) % 1000000000ull)};
+            if (stop && __atomic_load_n(stop, __ATOMIC_RELAXED))
+                return;               /* a stop ends a long set latency */
+            uint64_t left = end - now < 100000000ull ? end - now : 100000000ull;
+            struct timespec ts = {0, (long)left};
             nanosleep(&ts, NULL);
         }
         return;
@@ -83,7 +87,7 @@ static int null_queue(void *priv, struct lb_io *io)
 
     io->result = io->len;
     if (__builtin_expect(p->lat != 0, 0))
-        null_spin(p->lat);
+        null_spin(p->lat, p->stop);
     return LB_Q_DONE;
 }
 

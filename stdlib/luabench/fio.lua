@@ -276,6 +276,13 @@ function M.main(argv)
   local ok, cfg = pcall(M.cli, argv)
   if not ok then return bad(cfg) end
   if cfg.exit then return cfg.exit end
+  if cfg.output then                    -- refuse before running, not after
+    local dir = cfg.output:match("^(.*)/[^/]*$") or "."
+    local st = lb.stat(dir == "" and "/" or dir)
+    if not st or st.type ~= "directory" then
+      return bad("--output=" .. cfg.output .. ": directory " .. dir .. " does not exist")
+    end
+  end
   if cfg.append_terse and not has(cfg.formats, "terse") then cfg.formats[#cfg.formats + 1] = "terse" end
   local jobs
   ok, jobs = pcall(M.cli_jobs, cfg)

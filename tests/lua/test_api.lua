@@ -42,15 +42,17 @@ check(r2.jobs[1].read.total_ios == 256 and r2.jobs[2].read.total_ios == 128, "pe
 check(r2.read.total_ios == 384, "merged ios")
 
 -- a stop rule ends a time-based run
-local calls = 0
+local calls, seen = 0, 0
 local r3 = lb.run{ioengine = "null", null_lat = "10us", time_based = true, runtime = "30s",
                   interval = "100ms", stop = function(iv)
                     calls = calls + 1
-                    check(iv.total.read.ios > 0, "cumulative ios")
-                    if iv.index >= 2 then return "enough" end
+                    check(iv.total.read.ios >= seen, "cumulative ios never decrease")
+                    seen = iv.total.read.ios
+                    if iv.index >= 3 and seen > 0 then return "enough" end
                   end}
 check(r3.stopped_by == "enough", "stopped_by " .. tostring(r3.stopped_by))
-check(calls >= 2 and r3.job_runtime < 30000, "stopped early")
+check(calls >= 3 and r3.job_runtime < 30000, "stopped early")
+check(r3.read.total_ios >= seen, "the result holds at least what the rule saw")
 
 -- JSON round trip
 local t = lb.json_decode(lb.json({a = 1, b = {1, 2, 3}, c = "x"}))

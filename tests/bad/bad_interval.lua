@@ -1,0 +1,2 @@
+-- expect: 2 bad value '1us' for 'interval'
+lb.run{ioengine="null", size="1m", interval="1us"}

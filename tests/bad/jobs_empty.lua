@@ -1,0 +1,2 @@
+-- expect: 2 'jobs' is empty
+lb.run{ioengine="null", size="1m", jobs={}}

@@ -1,0 +1,2 @@
+-- expect: 1 cannot create nodir/job.0.0: No such file or directory
+lb.run{ioengine="psync", directory="nodir", size="1m", rw="write"}

@@ -1,0 +1,2 @@
+-- expect: 2 unexpected symbol near
+local x = = 1

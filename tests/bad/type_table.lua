@@ -1,0 +1,2 @@
+-- expect: 2 option 'size' must be a string, number or boolean, not a table
+lb.run{ioengine="null", size={}}

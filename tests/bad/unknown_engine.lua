@@ -1,0 +1,2 @@
+-- expect: 2 unknown engine 'nosuch'
+lb.run{ioengine="nosuch", size="1m"}
