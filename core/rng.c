@@ -51,34 +51,41 @@ void lb_perm_init(struct lb_perm *p, uint64_t n, uint64_t seed)
     unsigned bits = n > 1 ? 64 - __builtin_clzll(n - 1) : 0;
 
     p->n = n;
-    p->half = bits < 4 ? 2 : (bits + 1) / 2;
+    p->bits = bits < 4 ? 4 : bits;
+    p->half = p->bits / 2;
     p->mask = (1ull << p->half) - 1;
     for (int i = 0; i < 4; i++)
         p->keys[i] = lb_rng_splitmix64(&x);
 }
 
 /* The round function: any function keeps the network a bijection; this
- * one mixes every input bit into the low bits that survive the mask. */
+ * one mixes every input bit into the low bits that survive the mask with
+ * one multiplication. */
 static inline uint64_t lb_perm_round(uint64_t r, uint64_t key)
 {
     uint64_t z = (r ^ key) * 0xbf58476d1ce4e5b9ull;
 
-    z ^= z >> 32;
-    z *= 0x94d049bb133111ebull;
-    return z ^ (z >> 29);
+    return z ^ (z >> 31);
 }
 
+/* Four rounds over halves of wl and wr bits (wl + wr = bits, wl >= wr):
+ * each round replaces the left half by itself xor F(right) and swaps the
+ * halves, so the widths swap too and are back in place after four. */
 static inline uint64_t lb_perm_encrypt(const struct lb_perm *p, uint64_t x)
 {
-    uint64_t l = x >> p->half, r = x & p->mask;
+    unsigned wr = p->half, wl = p->bits - wr;
+    uint64_t l = x >> wr, r = x & p->mask;
 
     for (int i = 0; i < 4; i++) {
-        uint64_t t = l ^ (lb_perm_round(r, p->keys[i]) & p->mask);
+        uint64_t t = l ^ (lb_perm_round(r, p->keys[i]) & ((1ull << wl) - 1));
+        unsigned w = wl;
 
         l = r;
         r = t;
+        wl = wr;
+        wr = w;
     }
-    return (l << p->half) | r;
+    return (l << wr) | r;
 }
 
 uint64_t lb_perm_at(const struct lb_perm *p, uint64_t i)

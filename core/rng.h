@@ -60,7 +60,8 @@ uint64_t lb_rng_below(struct lb_rng *r, uint64_t n);
  * once; i >= n is taken modulo n; n = 0 gives 0. */
 struct lb_perm {
     uint64_t n;
-    uint32_t half;        /* bits per Feistel half */
+    uint32_t half;        /* bits of the right half (the left has the rest) */
+    uint32_t bits;        /* domain 2^bits, the smallest >= n (at least 4) */
     uint64_t mask;        /* (1 << half) - 1 */
     uint64_t keys[4];
 };

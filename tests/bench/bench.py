@@ -190,6 +190,9 @@ def main():
             case("psync 4k randread QD1 /dev/shm 512M", ["--name=p", "--ioengine=psync",
                  "--rw=randread", "--bs=4k", "--size=512m", f"--filename={f}", f"--runtime={rt}",
                  "--time_based"], lb, res)
+            case("io_uring 4k randread QD32 /dev/shm 512M", ["--name=u", "--ioengine=io_uring",
+                 "--rw=randread", "--bs=4k", "--iodepth=32", "--size=512m", f"--filename={f}",
+                 f"--runtime={rt}", "--time_based"], lb, res)
         if want("uring"):
             f = os.path.join(disk, "f")
             subprocess.run(["fio", "--name=prep", "--rw=write", "--bs=1m", "--size=1g",
