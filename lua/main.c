@@ -92,7 +92,8 @@ static int dir_exists(const char *path)
 }
 
 /* The stdlib of the source tree for a binary in the build tree, else the
- * installed one; LUABENCH_STDLIB overrides both. */
+ * installed one (beside the binary's prefix, then the configured prefix);
+ * LUABENCH_STDLIB overrides them all. */
 static const char *find_stdlib(void)
 {
     static char exe[PATH_MAX];
@@ -107,6 +108,11 @@ static const char *find_stdlib(void)
             *slash = 0;
         if (strcmp(exe, LB_BUILD_DIR) == 0 && dir_exists(LB_SRC_DIR "/stdlib"))
             return LB_SRC_DIR "/stdlib";
+        /* an installed tree moved as a whole: <prefix>/bin/../share/luabench */
+        static char rel[PATH_MAX + 32];
+        snprintf(rel, sizeof rel, "%s/../share/luabench/stdlib", exe);
+        if (dir_exists(rel))
+            return rel;
     }
     if (dir_exists(LB_STDLIB_INSTALL "/stdlib"))
         return LB_STDLIB_INSTALL "/stdlib";
