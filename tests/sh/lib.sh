@@ -42,3 +42,11 @@ expect_exit() {
     fail "$*: sanitizer report or crash: $(head -c 600 "$LB_ERR")"
   fi
 }
+
+# jget FILE EXPR: prints a Lua expression over the JSON document j read
+# from FILE (writes jget.lua in the current directory).
+jget() {
+  printf 'local f = assert(io.open(args.file)); j = lb.json_decode(f:read("a")); f:close()\nio.write(tostring(%s))\n' \
+    "$2" > jget.lua
+  "$LUABENCH" jget.lua file="$1"
+}

@@ -10,11 +10,6 @@
 "$LUABENCH" --list-engines 2>/dev/null | grep -q '^fault  *supported' || skip "no fault engine"
 d=$(lb_tmpdir)
 cd "$d" || fail "cd $d"
-jget() {
-  printf 'local f = assert(io.open(args.file)); j = lb.json_decode(f:read("a")); f:close()\nio.write(tostring(%s))\n' \
-    "$2" > jget.lua
-  "$LUABENCH" jget.lua file="$1"
-}
 fault=(--ioengine=fault --fault_engine=null --fault_seed=7 --bs=4k --size=1m)
 
 # --- the first error ends the job ----------------------------------------------

@@ -8,11 +8,6 @@
 
 d=$(lb_tmpdir)
 cd "$d" || fail "cd $d"
-jget() {
-  printf 'local f = assert(io.open(args.file)); j = lb.json_decode(f:read("a")); f:close()\nio.write(tostring(%s))\n' \
-    "$2" > jget.lua
-  "$LUABENCH" jget.lua file="$1"
-}
 # low LUABENCH-ARGS...: runs luabench under a descriptor limit of 256
 low() { (ulimit -n 256 && exec "$LUABENCH" "$@"); }
 

@@ -9,12 +9,6 @@
 
 d=$(lb_tmpdir)
 cd "$d" || fail "cd $d"
-# jget FILE EXPR: a Lua expression over the JSON document j
-jget() {
-  printf 'local f = assert(io.open(args.file)); j = lb.json_decode(f:read("a")); f:close()\nio.write(tostring(%s))\n' \
-    "$2" > jget.lua
-  "$LUABENCH" jget.lua file="$1"
-}
 
 for method in crc32c md5 pattern; do
   common=(--name=v --ioengine=psync --bs=4k --size=256k --filename=data.$method --verify=$method)
