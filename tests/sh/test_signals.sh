@@ -190,5 +190,15 @@ for k in $kids; do
   kill $(cat /proc/$k/task/*/children 2>/dev/null) "$k" 2>/dev/null
 done
 
+# a set latency of seconds ends at the stop, and lb.sleep after it returns
+printf 'io.stderr:write("ready\\n")\nlocal r = lb.run{ioengine="null", null_lat="5s", runtime="60s", time_based=true}\nlb.sleep(30)\nlb.report(r)\n' > long_lat.lua
+start --quiet long_lat.lua
+stderr_has ready || problem "long_lat.lua did not start"
+sleep 1
+kill -INT "$pid"
+finish 10
+[ "$rc" -eq 130 ] || problem "SIGINT during a 5 s null latency: exit $rc"
+[ "$ms" -lt 3000 ] || problem "SIGINT during a 5 s null latency: took $ms ms"
+
 [ ${#problems[@]} -eq 0 ] || exit 1
 pass
