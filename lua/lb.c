@@ -179,7 +179,6 @@ static struct jobs_ud *jobs_from_spec(lua_State *L)
     if (has_jobs && n == 0)
         lb_usage_error(L, "lb.run: 'jobs' is empty");
     struct jobs_ud *u = new_jobs(L, n);
-    int ju = lua_gettop(L);
     lua_newtable(L);
     int opts = lua_gettop(L);
     for (size_t i = 0; i < n; i++) {
@@ -200,7 +199,6 @@ static struct jobs_ud *jobs_from_spec(lua_State *L)
         }
         finish_job(L, &u->job[i]);
     }
-    (void)ju;
     return u;
 }
 
