@@ -6,7 +6,7 @@
  * seed), so a dataset laid out once is reused by runs that shuffle with
  * other seeds.  A file already present with the expected size is reused,
  * whoever made it (it is only read); one with another size is rewritten
- * only when it is luabench's (core/files.h), else the run fails.
+ * only when it is luabench's (core/base/files.h), else the run fails.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -9,7 +9,7 @@
  * counter; stat and read visit the files in a seeded random order.  Every
  * operation kind has its own latency histogram and rate.
  *
- * Safety: created files are marked as luabench's (core/files.h); unlink
+ * Safety: created files are marked as luabench's (core/base/files.h); unlink
  * removes only files this run created or that carry the mark, and counts
  * the others as skipped.  Directories are removed only when empty.
  * Never prints; failures come back as -errno with the path in result->err.
