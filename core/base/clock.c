@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
@@ -110,4 +111,13 @@ const char *lb_clock_name(void)
 {
     lb_clock_init();
     return lb_clock_g.name;
+}
+
+void lb_thread_cpu_add(uint64_t *usr, uint64_t *sys)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_THREAD, &ru) < 0)
+        return;
+    *usr += ru.ru_utime.tv_sec * 1000000000ull + ru.ru_utime.tv_usec * 1000ull;
+    *sys += ru.ru_stime.tv_sec * 1000000000ull + ru.ru_stime.tv_usec * 1000ull;
 }

@@ -65,4 +65,7 @@ static inline uint64_t lb_clock_now(void)
     return lb_clock_mono_ns();
 }
 
+/* Adds the calling thread's CPU time (user, system; ns) to *usr, *sys. */
+void lb_thread_cpu_add(uint64_t *usr, uint64_t *sys);
+
 #endif

@@ -1,6 +1,7 @@
 /*
  * luabench's mark on the files it creates, fio's file name lists and
- * generated names, and small facts about files and devices (see files.h).
+ * generated names, small facts about files and devices, and the names of
+ * a tree of many files (see files.h).
  *
  * The manifest fallback is plain text, one "<inode> <name>" per line,
  * appended with a single O_APPEND write so concurrent layout threads do not
@@ -334,4 +335,24 @@ int lb_file_open(const char *path, bool write, bool direct, char *err, unsigned 
     else
         snprintf(err, errlen, "cannot open %s: %s", path, strerror(-fd));
     return fd;
+}
+
+int lb_tree_dir(char *buf, size_t len, const char *dir, uint64_t d)
+{
+    int n = snprintf(buf, len, "%s/d%04llu", dir, (unsigned long long)d);
+    return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : n;
+}
+
+int lb_tree_path(char *buf, size_t len, const char *dir, uint32_t fanout,
+                 const char *prefix, int width, const char *suffix, uint64_t i)
+{
+    int n;
+    if (fanout)
+        n = snprintf(buf, len, "%s/d%04llu/%s%0*llu%s", dir,
+                     (unsigned long long)(i / fanout), prefix, width,
+                     (unsigned long long)i, suffix ? suffix : "");
+    else
+        n = snprintf(buf, len, "%s/%s%0*llu%s", dir, prefix, width,
+                     (unsigned long long)i, suffix ? suffix : "");
+    return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : n;
 }

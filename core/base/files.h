@@ -1,7 +1,8 @@
 /*
  * Files as the run sees them: which ones luabench created (and so may
- * write to and delete), fio's file name lists and generated names, and the
- * facts about a file or device the run needs (size, logical block size).
+ * write to and delete), fio's file name lists and generated names, the
+ * facts about a file or device the run needs (size, logical block size),
+ * and the names in a tree of many files that meta/ and train/ share.
  *
  * A file luabench creates is marked with the extended attribute
  * user.luabench = "1"; where the filesystem refuses extended attributes a
@@ -13,6 +14,7 @@
 #define LB_FILES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
 
@@ -49,5 +51,13 @@ unsigned lb_file_direct_align(int fd, const struct stat *st);
 /* Opens path for I/O (O_RDWR when write, O_DIRECT when direct).  The fd,
  * or -errno with a message naming the path in err. */
 int lb_file_open(const char *path, bool write, bool direct, char *err, unsigned errlen);
+
+/* Path of file i in a tree of fanout files per directory (0: flat):
+ * DIR/dNNNN/PREFIXNNNN.SUFFIX with `width` digits at least.  Returns the
+ * length, or -ENAMETOOLONG. */
+int lb_tree_path(char *buf, size_t len, const char *dir, uint32_t fanout,
+                 const char *prefix, int width, const char *suffix, uint64_t i);
+/* Path of directory d of such a tree. */
+int lb_tree_dir(char *buf, size_t len, const char *dir, uint64_t d);
 
 #endif

@@ -14,7 +14,6 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
-#include "job.h"
 
 _Static_assert(sizeof(struct lb_vhdr) <= LB_VHDR_SIZE, "header fits its slot");
 

@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+enum lb_verify { LB_VERIFY_NONE, LB_VERIFY_CRC32C, LB_VERIFY_MD5, LB_VERIFY_PATTERN };
+
 #define LB_VHDR_MAGIC 0x3176626cu      /* "lbv1" in memory order */
 #define LB_VHDR_SIZE 64u               /* the payload starts here */
 

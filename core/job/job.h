@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "base/verify.h"     /* enum lb_verify */
 
 enum lb_ddir { LB_READ = 0, LB_WRITE = 1, LB_TRIM = 2, LB_DDIR_N = 3 };
 
@@ -20,7 +21,6 @@ enum lb_rw {
 
 enum lb_fst { LB_FST_ROUNDROBIN, LB_FST_SEQUENTIAL, LB_FST_RANDOM };
 enum lb_rate_process { LB_RATE_LINEAR, LB_RATE_POISSON };
-enum lb_verify { LB_VERIFY_NONE, LB_VERIFY_CRC32C, LB_VERIFY_MD5, LB_VERIFY_PATTERN };
 /* continue_on_error bits, fio's names: none=0, read, write, io=read|write,
  * verify, all. */
 enum { LB_COE_READ = 1, LB_COE_WRITE = 2, LB_COE_VERIFY = 4 };

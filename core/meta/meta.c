@@ -97,26 +97,6 @@ void lb_meta_cfg_init(struct lb_meta_cfg *cfg)
     cfg->phases[3] = LB_META_UNLINK;
 }
 
-int lb_tree_dir(char *buf, size_t len, const char *dir, uint64_t d)
-{
-    int n = snprintf(buf, len, "%s/d%04llu", dir, (unsigned long long)d);
-    return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : n;
-}
-
-int lb_tree_path(char *buf, size_t len, const char *dir, uint32_t fanout,
-                 const char *prefix, int width, const char *suffix, uint64_t i)
-{
-    int n;
-    if (fanout)
-        n = snprintf(buf, len, "%s/d%04llu/%s%0*llu%s", dir,
-                     (unsigned long long)(i / fanout), prefix, width,
-                     (unsigned long long)i, suffix ? suffix : "");
-    else
-        n = snprintf(buf, len, "%s/%s%0*llu%s", dir, prefix, width,
-                     (unsigned long long)i, suffix ? suffix : "");
-    return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : n;
-}
-
 /* ---- failures ---- */
 
 static void meta_fail(struct meta_run *r, const char *what, const char *path, int err)
@@ -302,15 +282,6 @@ static int do_item(struct meta_worker *w, uint64_t k)
     if (rc < 0)
         meta_fail(w->run, op_names[w->run->op], w->path, rc);
     return rc;
-}
-
-void lb_thread_cpu_add(uint64_t *usr, uint64_t *sys)
-{
-    struct rusage ru;
-    if (getrusage(RUSAGE_THREAD, &ru) < 0)
-        return;
-    *usr += ru.ru_utime.tv_sec * 1000000000ull + ru.ru_utime.tv_usec * 1000ull;
-    *sys += ru.ru_stime.tv_sec * 1000000000ull + ru.ru_stime.tv_usec * 1000ull;
 }
 
 static void *meta_worker_main(void *arg)

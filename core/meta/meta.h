@@ -19,6 +19,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "base/progress.h"   /* lb_progress_fn: phase is an op name */
 
 struct lb_hist;
 
@@ -33,11 +34,6 @@ enum lb_meta_op {
 };
 
 #define LB_META_MAX_PHASES 16
-
-/* Called on the calling thread about once a second; a non-zero return
- * stops the run (result->stopped is set).  phase is an op name. */
-typedef int (*lb_progress_fn)(void *arg, const char *phase, uint64_t done,
-                              uint64_t total);
 
 struct lb_meta_cfg {
     const char *dir;             /* top of the tree; created if missing */
@@ -86,16 +82,5 @@ int lb_meta_op_find(const char *name);
  * even on failure: free it with lb_meta_result_free. */
 int lb_meta_run(const struct lb_meta_cfg *cfg, struct lb_meta_result *result);
 void lb_meta_result_free(struct lb_meta_result *result);
-
-/* Path of file i in a tree of fanout files per directory (0: flat):
- * DIR/dNNNN/PREFIXNNNN.SUFFIX with `width` digits at least.  Returns the
- * length, or -ENAMETOOLONG. */
-int lb_tree_path(char *buf, size_t len, const char *dir, uint32_t fanout,
-                 const char *prefix, int width, const char *suffix, uint64_t i);
-/* Path of directory d of such a tree. */
-int lb_tree_dir(char *buf, size_t len, const char *dir, uint64_t d);
-
-/* Adds the calling thread's CPU time (user, system; ns) to *usr, *sys. */
-void lb_thread_cpu_add(uint64_t *usr, uint64_t *sys);
 
 #endif

@@ -25,7 +25,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "meta.h"        /* lb_progress_fn, lb_tree_path */
+#include "base/progress.h"
 
 struct lb_hist;
 

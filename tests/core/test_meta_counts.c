@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "files.h"
 #include "hist.h"
 #include "meta.h"
 #include "check.h"
