@@ -13,9 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct lb_job;
-
-enum { LB_SYNC_OP = 3, LB_DATASYNC_OP = 4 };  /* lb_io.ddir beyond lb_ddir */
+#include "job/job.h"         /* LB_SYNC_OP, LB_DATASYNC_OP */
 
 struct lb_file {
     char *path;

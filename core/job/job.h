@@ -3,15 +3,21 @@
  * runs, in fio's vocabulary.  Filled from option strings by options.c; the
  * option table there names every field, its unit and its help text.
  * Times are microseconds, sizes bytes.  Strings are owned (lb_job_free).
+ * The pure functions of a job (its directions, block sizes, alignment)
+ * are at the end, defined in job.c.
  */
 #ifndef LB_JOB_H
 #define LB_JOB_H
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include "base/verify.h"     /* enum lb_verify */
 
 enum lb_ddir { LB_READ = 0, LB_WRITE = 1, LB_TRIM = 2, LB_DDIR_N = 3 };
+#define LB_DDIR_ALL ((1u << LB_DDIR_N) - 1)   /* a mask of every direction */
+/* What an I/O (lb_io.ddir, engine.h) may do beyond a direction. */
+enum { LB_SYNC_OP = 3, LB_DATASYNC_OP = 4, LB_IO_OPS = 5 };
 
 enum lb_rw {
     LB_RW_READ, LB_RW_WRITE, LB_RW_TRIM, LB_RW_RW,            /* sequential */
@@ -145,5 +151,27 @@ struct lb_opsrc_ops {
      * 0 or -errno with a message in err (the run then fails to prepare). */
     int (*start)(void *state, const struct lb_opsrc_env *env, char *err, unsigned errlen);
 };
+
+/* "read", "write", "trim", "fsync" or "fdatasync" for an lb_io's ddir;
+ * NULL for any other value. */
+const char *lb_ddir_name(unsigned d);
+/* The directions rw does, a mask of 1 << enum lb_ddir. */
+unsigned lb_rw_dirs(int rw);
+/* rw's direction: its only one, reads for a mix (rw, randrw). */
+unsigned lb_rw_ddir(int rw);
+/* The workload writes or trims (verify_only aside). */
+bool lb_job_writes_data(const struct lb_job *j);
+/* The job opens its files for writing. */
+bool lb_job_writes(const struct lb_job *j);
+/* The smallest and the largest block size the job issues in the
+ * directions of the mask dirs: bssplit's sizes where it has them, else
+ * bs/bsrange's.  UINT32_MAX and 0 when dirs is empty. */
+uint32_t lb_job_bs_min(const struct lb_job *j, unsigned dirs);
+uint32_t lb_job_bs_max(const struct lb_job *j, unsigned dirs);
+/* The unit of random offsets and of a file region: blockalign, else the
+ * smallest block size of rw's directions (4096 when that is 0). */
+uint64_t lb_job_align(const struct lb_job *j);
+/* "0-3,8" into set.  0 or -EINVAL. */
+int lb_cpus_parse(const char *s, cpu_set_t *set);
 
 #endif

@@ -417,36 +417,9 @@ static const char *const rw_names[] = {
     [LB_RW_RANDRW] = "randrw",
 };
 
-static const char *const ddir_names[] = { "reads", "writes", "trims" };
-
-static unsigned rw_ddirs(int rw)
-{
-    switch (rw) {
-    case LB_RW_WRITE: case LB_RW_RANDWRITE: return 1u << LB_WRITE;
-    case LB_RW_TRIM: case LB_RW_RANDTRIM: return 1u << LB_TRIM;
-    case LB_RW_RW: case LB_RW_RANDRW: return 1u << LB_READ | 1u << LB_WRITE;
-    default: return 1u << LB_READ;
-    }
-}
-
 static const char *rw_name(int rw)
 {
     return rw >= 0 && rw <= LB_RW_RANDRW ? rw_names[rw] : "?";
-}
-
-/* The smallest block size the workload issues. */
-static uint32_t min_bs(const struct lb_job *j)
-{
-    uint32_t m = UINT32_MAX;
-    for (int d = 0; d < LB_DDIR_N; d++) {
-        if (!(rw_ddirs(j->rw) & 1u << d))
-            continue;
-        for (uint32_t i = 0; i < j->nbssplit[d] && i < LB_BSSPLIT_MAX; i++)
-            m = j->bssplit[d][i].bs < m ? j->bssplit[d][i].bs : m;
-        if (!j->nbssplit[d] && j->bs_min[d] < m)
-            m = j->bs_min[d];
-    }
-    return m;
 }
 
 static int check_counts(const struct lb_job *j, char *err, size_t n)
@@ -475,24 +448,24 @@ static int check_bs(const struct lb_job *j, char *err, size_t n)
     for (int d = 0; d < LB_DDIR_N; d++) {
         uint32_t sum = 0;
         if (j->bs_min[d] == 0)
-            return lb_opt_say(err, n, "bs for %s must be at least 1", ddir_names[d]);
+            return lb_opt_say(err, n, "bs for %ss must be at least 1", lb_ddir_name(d));
         if (j->bs_min[d] > j->bs_max[d])
-            return lb_opt_say(err, n, "bs minimum (%u) is larger than its maximum (%u) for %s",
-                              j->bs_min[d], j->bs_max[d], ddir_names[d]);
+            return lb_opt_say(err, n, "bs minimum (%u) is larger than its maximum (%u) for %ss",
+                              j->bs_min[d], j->bs_max[d], lb_ddir_name(d));
         if (j->nbssplit[d] > LB_BSSPLIT_MAX)
             return lb_opt_say(err, n, "bssplit has more than %d block sizes", LB_BSSPLIT_MAX);
         for (uint32_t i = 0; i < j->nbssplit[d]; i++)
             sum += j->bssplit[d][i].pct;
         if (sum > 100)
-            return lb_opt_say(err, n, "bssplit percentages for %s add up to %u (at most 100)",
-                              ddir_names[d], sum);
+            return lb_opt_say(err, n, "bssplit percentages for %ss add up to %u (at most 100)",
+                              lb_ddir_name(d), sum);
     }
     return 0;
 }
 
 static int check_sizes(const struct lb_job *j, char *err, size_t n)
 {
-    uint32_t bs = min_bs(j);
+    uint32_t bs = lb_job_bs_min(j, lb_rw_dirs(j->rw));
     if (j->size && !j->size_pct && j->size < bs)
         return lb_opt_say(err, n, "size (%llu) is smaller than bs (%u)",
                           (unsigned long long)j->size, bs);
@@ -506,7 +479,7 @@ static int check_sizes(const struct lb_job *j, char *err, size_t n)
 
 static int check_safety(const struct lb_job *j, char *err, size_t n)
 {
-    unsigned dd = rw_ddirs(j->rw);
+    unsigned dd = lb_rw_dirs(j->rw);
     if (j->readonly && !j->verify_only && (dd & (1u << LB_WRITE | 1u << LB_TRIM)))
         return lb_opt_say(err, n, "readonly is set but rw=%s %s", rw_name(j->rw),
                           dd & 1u << LB_WRITE ? "writes" : "trims");
@@ -539,7 +512,7 @@ static int check_direct(const struct lb_job *j, char *err, size_t n)
     if (!j->direct)
         return 0;
     for (int d = 0; d < LB_DDIR_N && !rc; d++) {
-        if (!(rw_ddirs(j->rw) & 1u << d))
+        if (!(lb_rw_dirs(j->rw) & 1u << d))
             continue;
         rc = unaligned("bs", j->bs_min[d], err, n) ?: unaligned("bs", j->bs_max[d], err, n);
         for (uint32_t i = 0; i < j->nbssplit[d] && !rc; i++)

@@ -51,28 +51,6 @@ static void bssplit_setup(struct lb_worker *w, unsigned d)
     w->nbsw[d] = upto ? n : 0;
 }
 
-static unsigned main_ddir(int rw)
-{
-    switch (rw) {
-    case LB_RW_WRITE: case LB_RW_RANDWRITE: return LB_WRITE;
-    case LB_RW_TRIM: case LB_RW_RANDTRIM: return LB_TRIM;
-    default: return LB_READ;
-    }
-}
-
-uint64_t lb_job_align(const struct lb_job *j)
-{
-    uint64_t a;
-
-    if (j->blockalign)
-        return j->blockalign;
-    a = j->bs_min[main_ddir(j->rw)];
-    if ((j->rw == LB_RW_RW || j->rw == LB_RW_RANDRW) && j->bs_min[LB_WRITE] &&
-        j->bs_min[LB_WRITE] < a)
-        a = j->bs_min[LB_WRITE];
-    return a ? a : 4096;
-}
-
 static void bs_setup(struct lb_worker *w, struct lb_gen *g)
 {
     const struct lb_job *j = w->job;
@@ -94,7 +72,7 @@ static void ddir_setup(struct lb_worker *w, struct lb_gen *g)
     g->random = LB_RW_IS_RANDOM(rw);
     g->mixed = rw == LB_RW_RW || rw == LB_RW_RANDRW;
     g->mixread = w->job->rwmixread;
-    g->ddir = (uint8_t)main_ddir(rw);
+    g->ddir = (uint8_t)lb_rw_ddir(rw);
 }
 
 static int files_setup(struct lb_worker *w, struct lb_gen *g)

@@ -275,7 +275,6 @@ static void timeout_hit(struct lb_run *r, struct lb_worker *w, uint64_t start, u
     uint64_t off = atomic_load_explicit(&w->pub_off, memory_order_relaxed);
     uint32_t fi = atomic_load_explicit(&w->pub_file, memory_order_relaxed);
     uint32_t dd = atomic_load_explicit(&w->pub_ddir, memory_order_relaxed);
-    static const char *const names[] = { "read", "write", "trim", "fsync", "fdatasync" };
     const char *path = fi < w->nfiles ? w->files[fi].path : "?";
     char msg[256];
 
@@ -284,7 +283,7 @@ static void timeout_hit(struct lb_run *r, struct lb_worker *w, uint64_t start, u
     w->tmo.count++;
     lb_err_note(&w->tmo, dd < LB_DDIR_N ? (int)dd : LB_WRITE, ETIMEDOUT, 1);
     snprintf(msg, sizeof(msg), "I/O stuck for %.1f s: %s of %s at offset %llu",
-             (double)(now - start) / 1e9, names[dd < 5 ? dd : 0], path,
+             (double)(now - start) / 1e9, lb_ddir_name(dd < LB_IO_OPS ? dd : LB_READ), path,
              (unsigned long long)off);
     lb_err_first(&w->tmo, ETIMEDOUT, dd < LB_DDIR_N ? (int)dd : LB_WRITE, path, off, msg);
     r->timed_out = true;

@@ -24,8 +24,6 @@
 #include "gen.h"
 #include "stats_int.h"
 
-static const char *const ddir_names[] = { "read", "write", "trim", "fsync", "fdatasync" };
-
 static inline void cpu_relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
@@ -123,7 +121,7 @@ static int io_failed(struct lb_worker *w, const struct lb_io *io)
         char msg[256];
 
         snprintf(msg, sizeof(msg), "%s of %s at offset %llu failed: %s",
-                 ddir_names[io->ddir < 5 ? io->ddir : 1], io->file->path,
+                 lb_ddir_name(io->ddir < LB_IO_OPS ? io->ddir : LB_WRITE), io->file->path,
                  (unsigned long long)io->offset, strerror(err));
         lb_err_first(e, err, (int)d, io->file->path, io->offset, msg);
     }

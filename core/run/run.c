@@ -93,20 +93,6 @@ static int resolve_engine(struct lb_run *r, size_t j, char *err, size_t errlen)
     return 0;
 }
 
-static uint32_t job_bs_min(const struct lb_job *j)
-{
-    uint32_t m = UINT32_MAX;
-
-    for (int d = 0; d < LB_DDIR_N; d++) {
-        if (j->bs_min[d] && j->bs_min[d] < m)
-            m = j->bs_min[d];
-        for (uint32_t i = 0; i < j->nbssplit[d]; i++)
-            if (j->bssplit[d][i].bs < m)
-                m = j->bssplit[d][i].bs;
-    }
-    return m;
-}
-
 static int check_job(const struct lb_job *j, char *err, size_t errlen)
 {
     cpu_set_t set;
@@ -120,7 +106,7 @@ static int check_job(const struct lb_job *j, char *err, size_t errlen)
         return -EINVAL;
     }
     if ((j->verify == LB_VERIFY_CRC32C || j->verify == LB_VERIFY_MD5) &&
-        job_bs_min(j) < LB_VHDR_SIZE) {
+        lb_job_bs_min(j, LB_DDIR_ALL) < LB_VHDR_SIZE) {
         snprintf(err, errlen, "verify=%s needs blocks of at least %u bytes",
                  j->verify == LB_VERIFY_MD5 ? "md5" : "crc32c", LB_VHDR_SIZE);
         return -EINVAL;

@@ -24,47 +24,6 @@
 #include "stats_int.h"
 #include "worker.h"
 
-bool lb_job_writes_data(const struct lb_job *j)
-{
-    return j->rw != LB_RW_READ && j->rw != LB_RW_RANDREAD;
-}
-
-bool lb_job_writes(const struct lb_job *j)
-{
-    return lb_job_writes_data(j) && !j->verify_only;
-}
-
-int lb_cpus_parse(const char *s, cpu_set_t *set)
-{
-    CPU_ZERO(set);
-    while (*s) {
-        char *end;
-        unsigned long a, b;
-
-        while (*s == ' ')
-            s++;
-        a = b = strtoul(s, &end, 10);
-        if (end == s)
-            return -EINVAL;
-        s = end;
-        if (*s == '-') {
-            b = strtoul(s + 1, &end, 10);
-            if (end == s + 1)
-                return -EINVAL;
-            s = end;
-        }
-        if (a > b || b >= CPU_SETSIZE)
-            return -EINVAL;
-        for (unsigned long c = a; c <= b; c++)
-            CPU_SET(c, set);
-        if (*s == ',')
-            s++;
-        else if (*s && *s != ' ')
-            return -EINVAL;
-    }
-    return CPU_COUNT(set) ? 0 : -EINVAL;
-}
-
 static int fail(struct lb_worker *w, int err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
@@ -86,13 +45,8 @@ static unsigned dirs_of(const struct lb_worker *w)
     unsigned m;
 
     if (w->opsrc)
-        return 7;
-    switch (j->rw) {
-    case LB_RW_WRITE: case LB_RW_RANDWRITE: m = 1u << LB_WRITE; break;
-    case LB_RW_TRIM: case LB_RW_RANDTRIM: m = 1u << LB_TRIM; break;
-    case LB_RW_RW: case LB_RW_RANDRW: m = 1u << LB_READ | 1u << LB_WRITE; break;
-    default: m = 1u << LB_READ; break;
-    }
+        return LB_DDIR_ALL;
+    m = lb_rw_dirs(j->rw);
     if (j->verify != LB_VERIFY_NONE)
         m |= 1u << LB_READ;
     return m;
@@ -183,17 +137,11 @@ static void fill_random(void *buf, size_t len, uint64_t seed)
     }
 }
 
+/* One I/O slot's buffer: the largest block, in whole pages. */
 static size_t buf_len_of(const struct lb_worker *w)
 {
-    size_t len = 0;
+    size_t len = lb_job_bs_max(w->job, LB_DDIR_ALL);
 
-    for (unsigned d = 0; d < LB_DDIR_N; d++) {
-        if (w->bs_hi[d] > len)
-            len = w->bs_hi[d];
-        for (unsigned i = 0; i < w->nbsw[d]; i++)
-            if (w->bsw[d][i].bs > len)
-                len = w->bsw[d][i].bs;
-    }
     return (len + 4095) & ~(size_t)4095;
 }
 

@@ -236,17 +236,8 @@ void lb_plan_free(struct lb_run *r, struct lb_plan *p);
 int lb_layout_files(struct lb_run *r, struct lb_plan *p);
 /* worker.c */
 void *lb_worker_main(void *arg);
-/* "0-3,8" into set.  0 or -EINVAL. */
-int lb_cpus_parse(const char *s, cpu_set_t *set);
 void lb_worker_free(struct lb_worker *w);
-/* The workload writes or trims (verify_only aside). */
-bool lb_job_writes_data(const struct lb_job *j);
-/* The job opens its files for writing. */
-bool lb_job_writes(const struct lb_job *j);
 /* gen.c */
-/* The unit of random offsets and of a file region: blockalign, else the
- * smallest block size of the job's directions. */
-uint64_t lb_job_align(const struct lb_job *j);
 int lb_gen_setup(struct lb_worker *w);
 int lb_gen_next_slow(struct lb_worker *w, struct lb_io *io);
 int lb_gen_pass_end(struct lb_worker *w);
