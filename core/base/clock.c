@@ -9,7 +9,7 @@
  * fixed-point ns-per-tick factor; lb_clock_now() then costs one rdtsc and
  * one multiply.  This file does not track frequency drift after start-up.
  */
-#include "clock.h"
+#include "base/clock.h"
 
 #include <errno.h>
 #include <pthread.h>

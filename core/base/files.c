@@ -8,7 +8,7 @@
  * interleave; lb_file_unlink_ours() rewrites it without the line (temporary
  * file and rename) and deletes it once empty.
  */
-#include "files.h"
+#include "base/files.h"
 
 #include <errno.h>
 #include <fcntl.h>

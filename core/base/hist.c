@@ -7,7 +7,7 @@
  * the blocks in order, so percentiles and foreach cost O(allocated
  * buckets), at most LB_HIST_BUCKETS.  Nothing here prints or locks.
  */
-#include "hist.h"
+#include "base/hist.h"
 
 #include <errno.h>
 #include <math.h>

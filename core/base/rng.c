@@ -7,7 +7,7 @@
  * computed once, after which draws are O(1) and read-only, so one lb_dist
  * can serve many threads.
  */
-#include "rng.h"
+#include "base/rng.h"
 
 #include <errno.h>
 #include <math.h>

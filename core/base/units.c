@@ -7,7 +7,7 @@
  * rounds down once at the end; the suffix is looked up in a small table
  * per kind (sizes, times).  Nothing here allocates or prints.
  */
-#include "units.h"
+#include "base/units.h"
 
 #include <ctype.h>
 #include <errno.h>

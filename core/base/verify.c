@@ -7,7 +7,7 @@
  * the description in RFC 1321; its sine table is computed once.  Tables are
  * built once per process (pthread_once).  See verify.h for the block format.
  */
-#include "verify.h"
+#include "base/verify.h"
 
 #include <errno.h>
 #include <math.h>

@@ -11,8 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include "engine.h"
-#include "job.h"
+#include "engines/engine.h"
+#include "job/job.h"
 #include "engines/internal.h"
 
 const struct lb_engine_ops *const lb_engines[] = {

@@ -17,10 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "engine.h"
-#include "job.h"
-#include "rng.h"
-#include "internal.h"
+#include "engines/engine.h"
+#include "job/job.h"
+#include "base/rng.h"
+#include "engines/internal.h"
 
 enum { F_EIO = 1, F_SHORT = 2, F_ENOSPC = 4, F_DELAY = 8, F_DRAWN = 128 };
 

@@ -8,7 +8,7 @@
 #define LB_ENGINES_INTERNAL_H
 
 #include <stdint.h>
-#include "engine.h"
+#include "engines/engine.h"
 
 extern const struct lb_engine_ops lb_engine_null;
 extern const struct lb_engine_ops lb_engine_sync;

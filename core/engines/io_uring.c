@@ -34,10 +34,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
-#include "clock.h"
-#include "engine.h"
-#include "job.h"
-#include "internal.h"
+#include "base/clock.h"
+#include "engines/engine.h"
+#include "job/job.h"
+#include "engines/internal.h"
 
 struct uring_priv {
     struct io_uring ring;

@@ -16,10 +16,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "clock.h"
-#include "engine.h"
-#include "job.h"
-#include "internal.h"
+#include "base/clock.h"
+#include "engines/engine.h"
+#include "job/job.h"
+#include "engines/internal.h"
 
 struct aio_priv {
     io_context_t ctx;

@@ -14,9 +14,9 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "engine.h"
-#include "job.h"
-#include "internal.h"
+#include "engines/engine.h"
+#include "job/job.h"
+#include "engines/internal.h"
 
 struct mmap_file {
     uint64_t base;               /* file offset of the mapping (page aligned) */

@@ -14,10 +14,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <time.h>
-#include "clock.h"
-#include "engine.h"
-#include "job.h"
-#include "internal.h"
+#include "base/clock.h"
+#include "engines/engine.h"
+#include "job/job.h"
+#include "engines/internal.h"
 
 struct null_priv {
     uint64_t lat;            /* ns each I/O takes, 0 = none */

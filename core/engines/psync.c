@@ -7,9 +7,9 @@
 #include <errno.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#include "engine.h"
-#include "job.h"
-#include "internal.h"
+#include "engines/engine.h"
+#include "job/job.h"
+#include "engines/internal.h"
 
 static int psync_init(const struct lb_engine_cfg *cfg, void **priv)
 {

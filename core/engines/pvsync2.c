@@ -8,9 +8,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/uio.h>
-#include "engine.h"
-#include "job.h"
-#include "internal.h"
+#include "engines/engine.h"
+#include "job/job.h"
+#include "engines/internal.h"
 
 struct pvsync2_priv {
     int rwf;                 /* RWF_* for every read and write */

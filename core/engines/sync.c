@@ -6,9 +6,9 @@
  */
 #include <errno.h>
 #include <unistd.h>
-#include "engine.h"
-#include "job.h"
-#include "internal.h"
+#include "engines/engine.h"
+#include "job/job.h"
+#include "engines/internal.h"
 
 static int sync_init(const struct lb_engine_cfg *cfg, void **priv)
 {

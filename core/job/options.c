@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "options_values.h"
+#include "job/options_values.h"
 
 #define FIELD(j, o, T) ((T *)((char *)(j) + (o)->off))
 #define NFAULT 4

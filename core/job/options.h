@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "job.h"
+#include "job/job.h"
 
 enum lb_opt_type {
     LB_OPT_BOOL, LB_OPT_U32, LB_OPT_U64, LB_OPT_SIZE, LB_OPT_TIME_S,

@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "options_values.h"
-#include "rng.h"
-#include "units.h"
+#include "job/options_values.h"
+#include "base/rng.h"
+#include "base/units.h"
 
 #define FIELD(j, o, T) ((T *)((char *)(j) + (o)->off))
 

@@ -7,7 +7,7 @@
 #define LB_OPTIONS_VALUES_H
 
 #include <stddef.h>
-#include "options.h"
+#include "job/options.h"
 
 #define LB_RW_VALUES "read|write|trim|rw|randread|randwrite|randtrim|randrw"
 

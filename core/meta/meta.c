@@ -23,11 +23,11 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 
-#include "clock.h"
-#include "files.h"
-#include "hist.h"
-#include "meta.h"
-#include "rng.h"
+#include "base/clock.h"
+#include "base/files.h"
+#include "base/hist.h"
+#include "meta/meta.h"
+#include "base/rng.h"
 
 #define CHUNK_MAX 64
 #define FILE_PREFIX "f"

@@ -12,9 +12,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-#include "clock.h"
-#include "gen.h"
-#include "stats_int.h"
+#include "base/clock.h"
+#include "run/gen.h"
+#include "run/stats_int.h"
 
 static uint64_t seed_base(const struct lb_worker *w)
 {

@@ -14,7 +14,7 @@
 #ifndef LB_GEN_H
 #define LB_GEN_H
 
-#include "worker.h"
+#include "run/worker.h"
 
 static inline unsigned lb_gen_ddir(struct lb_gen *g)
 {

@@ -16,9 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "clock.h"
-#include "stats_int.h"
-#include "worker.h"
+#include "base/clock.h"
+#include "run/stats_int.h"
+#include "run/worker.h"
 
 static bool covers(const struct lb_worker *w, uint32_t k)
 {

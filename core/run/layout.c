@@ -16,8 +16,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "files.h"
-#include "worker.h"
+#include "base/files.h"
+#include "run/worker.h"
 
 #define LAYOUT_CHUNK (1u << 20)
 #define LAYOUT_THREADS 4

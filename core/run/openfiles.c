@@ -37,9 +37,9 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
-#include "files.h"
-#include "stats_int.h"
-#include "worker.h"
+#include "base/files.h"
+#include "run/stats_int.h"
+#include "run/worker.h"
 
 /* Workers unshare their descriptor table (worker.c, private_fds), except
  * under ThreadSanitizer: then all clones count against one limit. */

@@ -19,8 +19,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "files.h"
-#include "worker.h"
+#include "base/files.h"
+#include "run/worker.h"
 
 static const char *job_name(const struct lb_job *j)
 {

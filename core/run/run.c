@@ -17,10 +17,10 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
-#include "clock.h"
-#include "options.h"
-#include "stats_int.h"
-#include "worker.h"
+#include "base/clock.h"
+#include "job/options.h"
+#include "run/stats_int.h"
+#include "run/worker.h"
 
 #define WAKE_NS 100000000ull           /* the main thread's longest sleep */
 #define GRACE_NS 2000000000ull         /* after io_timeout, before abandoning */

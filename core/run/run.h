@@ -15,8 +15,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "hist.h"
-#include "job.h"
+#include "base/hist.h"
+#include "job/job.h"
 
 #define LB_ERRNO_SLOTS 8
 

@@ -7,8 +7,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include "run.h"
-#include "stats_int.h"
+#include "run/run.h"
+#include "run/stats_int.h"
 
 int lb_stats_init(struct lb_stats *s)
 {

@@ -19,10 +19,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "clock.h"
-#include "files.h"
-#include "stats_int.h"
-#include "worker.h"
+#include "base/clock.h"
+#include "base/files.h"
+#include "run/stats_int.h"
+#include "run/worker.h"
 
 static int fail(struct lb_worker *w, int err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

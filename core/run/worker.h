@@ -20,12 +20,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/resource.h>
-#include "engine.h"
-#include "hist.h"
-#include "job.h"
-#include "rng.h"
-#include "run.h"
-#include "verify.h"
+#include "engines/engine.h"
+#include "base/hist.h"
+#include "job/job.h"
+#include "base/rng.h"
+#include "run/run.h"
+#include "base/verify.h"
 
 #define LB_OPBATCH 256                 /* ops pulled from an opsrc at once */
 #define LB_NOFILES_SIZE (1ull << 30)   /* per clone when a NOFILES job has no size */

@@ -24,12 +24,12 @@
 #include <unistd.h>
 #include <sys/prctl.h>
 
-#include "clock.h"
-#include "files.h"
-#include "hist.h"
-#include "rng.h"
-#include "train.h"
-#include "train_data.h"
+#include "base/clock.h"
+#include "base/files.h"
+#include "base/hist.h"
+#include "base/rng.h"
+#include "train/train.h"
+#include "train/train_data.h"
 
 #define SPIN_BELOW_NS 100000ull     /* shorter computes spin, longer sleep */
 #define LAYOUT_BUF (1u << 20)

@@ -19,9 +19,9 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 
-#include "files.h"
-#include "rng.h"
-#include "train_data.h"
+#include "base/files.h"
+#include "base/rng.h"
+#include "train/train_data.h"
 
 #define SIZE_KEY 0x3c6ef372fe94f82bull   /* sizes do not follow the seed */
 #define DIRECT_ALIGN 4096ull

@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "train.h"
+#include "train/train.h"
 
 #define LB_DATASET_FANOUT_OVER 10000   /* more files: subdirectories */
 #define LB_DATASET_FANOUT 1000         /* files per subdirectory */
