@@ -14,6 +14,8 @@
 #include <time.h>
 #include "base/clock.h"
 #include "run/gen.h"
+#include "run/openfiles.h"
+#include "run/run_state.h"
 #include "run/stats_int.h"
 
 static uint64_t seed_base(const struct lb_worker *w)

@@ -14,7 +14,24 @@
 #ifndef LB_GEN_H
 #define LB_GEN_H
 
-#include "run/worker.h"
+#include "run/run_int.h"
+
+/* gen.c */
+/* Seeds and sets up w->gen from the job.  0 or -EINVAL (a bad
+ * random_distribution parameter). */
+int lb_gen_setup(struct lb_worker *w);
+/* lb_gen_next's slow path: opsrc, verify replay, files opened at first use. */
+int lb_gen_next_slow(struct lb_worker *w, struct lb_io *io);
+/* At the end of a pass: GEN_OP (a new pass began), GEN_PASS or GEN_END. */
+int lb_gen_pass_end(struct lb_worker *w);
+/* Starts the next pass; 1 when the job's loops are done. */
+int lb_gen_new_pass(struct lb_worker *w);
+/* Back to the first pass. */
+void lb_gen_restart(struct lb_worker *w);
+/* The file of the next I/O (file_service_type). */
+unsigned lb_gen_file(struct lb_worker *w);
+/* A block size of direction d drawn from bsrange or bssplit. */
+uint32_t lb_gen_bs(struct lb_worker *w, unsigned d);
 
 static inline unsigned lb_gen_ddir(struct lb_gen *g)
 {

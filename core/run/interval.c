@@ -17,8 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "base/clock.h"
+#include "run/interval.h"
+#include "run/run_state.h"
 #include "run/stats_int.h"
-#include "run/worker.h"
 
 static bool covers(const struct lb_worker *w, uint32_t k)
 {

@@ -17,7 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "base/files.h"
-#include "run/worker.h"
+#include "run/layout.h"
+#include "run/run_state.h"
 
 #define LAYOUT_CHUNK (1u << 20)
 #define LAYOUT_THREADS 4

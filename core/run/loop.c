@@ -22,6 +22,10 @@
 #include <time.h>
 #include "base/clock.h"
 #include "run/gen.h"
+#include "run/interval.h"
+#include "run/loop.h"
+#include "run/openfiles.h"
+#include "run/run_state.h"
 #include "run/stats_int.h"
 
 static inline void cpu_relax(void)
@@ -188,7 +192,7 @@ int lb_sync_files(struct lb_worker *w, struct lb_file *only, int op)
     if (only)
         return sync_one(w, only, op);
     if (w->of)
-        return lb_of_sync_all(w, op);
+        return lb_of_sync_all(w, op, lb_sync_files);
     for (unsigned i = 0; i < w->nfiles && !ret; i++)
         ret = sync_one(w, &w->files[i], op);
     return ret;

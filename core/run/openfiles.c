@@ -38,8 +38,9 @@
 #include <sys/resource.h>
 #include <unistd.h>
 #include "base/files.h"
+#include "run/openfiles.h"
+#include "run/run_int.h"
 #include "run/stats_int.h"
-#include "run/worker.h"
 
 /* Workers unshare their descriptor table (worker.c, private_fds), except
  * under ThreadSanitizer: then all clones count against one limit. */
@@ -338,7 +339,7 @@ void lb_of_done(struct lb_worker *w, const struct lb_io *io)
 
 /* Syncs every file written to (end_fsync), the open ones first, then the
  * ones closed since, reopened; nothing is in flight.  0 or an END_ code. */
-int lb_of_sync_all(struct lb_worker *w, int op)
+int lb_of_sync_all(struct lb_worker *w, int op, lb_of_sync_fn sync)
 {
     struct lb_ofiles *of = w->of;
     int ret = 0;
@@ -354,7 +355,7 @@ int lb_of_sync_all(struct lb_worker *w, int op)
             if (closed && (of->failed || of_open(w, &at, i) != GEN_OP))
                 continue;
             of->flags[i] &= (uint8_t)~OF_DIRTY;
-            ret = lb_sync_files(w, at.file, op);
+            ret = sync(w, at.file, op);
         }
     return ret;
 }

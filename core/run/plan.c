@@ -20,7 +20,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "base/files.h"
-#include "run/worker.h"
+#include "run/plan.h"
+#include "run/run_state.h"
 
 static const char *job_name(const struct lb_job *j)
 {

@@ -11,7 +11,6 @@
  * touches freed memory.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +18,11 @@
 #include <time.h>
 #include "base/clock.h"
 #include "job/options.h"
+#include "run/interval.h"
+#include "run/layout.h"
+#include "run/openfiles.h"
+#include "run/plan.h"
+#include "run/run_state.h"
 #include "run/stats_int.h"
 #include "run/worker.h"
 
@@ -26,22 +30,7 @@
 #define GRACE_NS 2000000000ull         /* after io_timeout, before abandoning */
 #define THREAD_STACK (1u << 20)
 
-atomic_uint lb_interrupt_gen;
-
-void lb_run_interrupt_all(void)
-{
-    atomic_fetch_add(&lb_interrupt_gen, 1);
-}
-
-int lb_run_fail(struct lb_run *r, int err, const char *fmt, ...)
-{
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(r->err, sizeof(r->err), fmt, ap);
-    va_end(ap);
-    return err;
-}
+static void lb_run_unref(struct lb_run *r);
 
 static const char *job_name(const struct lb_job *j)
 {
@@ -201,6 +190,19 @@ static void join_all(struct lb_run *r)
         }
 }
 
+/* A worker thread: the clone's whole life, then the thread's reference to
+ * the run, dropped last and on this thread, so a thread abandoned after
+ * io_timeout still finds the run when it ends. */
+static void *thread_main(void *arg)
+{
+    struct lb_worker *w = arg;
+    struct lb_run *r = w->run;
+
+    lb_worker_main(w);
+    lb_run_unref(r);
+    return NULL;
+}
+
 static int create_threads(struct lb_run *r)
 {
     pthread_attr_t attr;
@@ -212,7 +214,7 @@ static int create_threads(struct lb_run *r)
         struct lb_worker *w = r->w[i];
 
         atomic_fetch_add(&r->refs, 1);
-        ret = pthread_create(&w->tid, &attr, lb_worker_main, w);
+        ret = pthread_create(&w->tid, &attr, thread_main, w);
         if (ret) {
             atomic_fetch_sub(&r->refs, 1);
             ret = lb_run_fail(r, -ret, "cannot start thread %u of job '%s': %s", w->clone,
@@ -312,13 +314,6 @@ static void wait_ns(struct lb_run *r, uint64_t ns)
     pthread_cond_timedwait(&r->cv_main, &r->mu, &ts);
 }
 
-/* With r->mu held: every worker is done, or the ones left are stuck past
- * io_timeout and its grace. */
-bool lb_run_over(const struct lb_run *r, uint64_t now)
-{
-    return r->ndone == r->nstarted || (r->grace_end && now >= r->grace_end);
-}
-
 /* With r->mu held: merges handed-over data, watches timeouts and Ctrl-C. */
 static void watch(struct lb_run *r, uint64_t now)
 {
@@ -356,33 +351,6 @@ int lb_run_next_interval(struct lb_run *r, const struct lb_interval **iv)
     }
     pthread_mutex_unlock(&r->mu);
     return ret == 1 ? 1 : ret == 2 ? 0 : ret;
-}
-
-void lb_run_stop_locked(struct lb_run *r, const char *reason)
-{
-    int none = 0;
-
-    if (__atomic_compare_exchange_n(&r->stop_kind, &none, 1, false, __ATOMIC_SEQ_CST,
-                                    __ATOMIC_SEQ_CST))
-        snprintf(r->stop_reason, sizeof(r->stop_reason), "%s", reason);
-    __atomic_store_n(&r->stop, 1, __ATOMIC_SEQ_CST);
-}
-
-void lb_run_stop(struct lb_run *r, const char *reason)
-{
-    int none = 0;
-
-    if (!r)
-        return;
-    if (reason) {
-        pthread_mutex_lock(&r->mu);
-        lb_run_stop_locked(r, reason);
-        pthread_mutex_unlock(&r->mu);
-        return;
-    }
-    __atomic_compare_exchange_n(&r->stop_kind, &none, 2, false, __ATOMIC_SEQ_CST,
-                                __ATOMIC_SEQ_CST);
-    __atomic_store_n(&r->stop, 1, __ATOMIC_SEQ_CST);
 }
 
 /* joining and results */
@@ -501,7 +469,7 @@ static void run_destroy(struct lb_run *r)
     free(r);
 }
 
-void lb_run_unref(struct lb_run *r)
+static void lb_run_unref(struct lb_run *r)
 {
     if (atomic_fetch_sub(&r->refs, 1) == 1)
         run_destroy(r);

@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include "run/run.h"
+#include "run/stats.h"
 #include "run/stats_int.h"
 
 int lb_stats_init(struct lb_stats *s)

@@ -6,7 +6,7 @@
 #define LB_STATS_INT_H
 
 #include <stdint.h>
-#include "run/run.h"
+#include "run/stats.h"
 
 /* Allocates the histograms that are still NULL.  0 or -ENOMEM. */
 int lb_stats_fill(struct lb_stats *s);

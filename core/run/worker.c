@@ -21,6 +21,11 @@
 #include <unistd.h>
 #include "base/clock.h"
 #include "base/files.h"
+#include "run/gen.h"
+#include "run/interval.h"
+#include "run/loop.h"
+#include "run/openfiles.h"
+#include "run/run_int.h"
 #include "run/stats_int.h"
 #include "run/worker.h"
 
@@ -477,9 +482,8 @@ static void worker_teardown(struct lb_worker *w)
     w->dist = NULL;
 }
 
-void *lb_worker_main(void *arg)
+void lb_worker_main(struct lb_worker *w)
 {
-    struct lb_worker *w = arg;
     struct lb_run *r = w->run;
     int ret = worker_setup(w);
     bool go;
@@ -499,8 +503,6 @@ void *lb_worker_main(void *arg)
     if (go)
         worker_run(w);
     worker_teardown(w);
-    lb_run_unref(r);
-    return NULL;
 }
 
 void lb_worker_free(struct lb_worker *w)

@@ -1,0 +1,204 @@
+/*
+ * The types of the run loop, and nothing else (like Lua's lstate.h): struct
+ * lb_run, one struct lb_worker per clone (one thread each), the generator
+ * of offsets (struct lb_gen) and their small parts.  Seen by the files of
+ * core/run/ only; each of those has a header of its own for its functions.
+ *
+ * Ownership: a worker's fields are written by its own thread only, except
+ * the few marked "run->mu" (shared, under the run's mutex), "atomic"
+ * (published for the main thread's I/O watchdog) and "main" (written by the
+ * main thread only).  The run is reference counted: each started thread
+ * holds a reference, so a thread the run had to abandon (stuck in an I/O
+ * past io_timeout) can still finish safely.
+ */
+#ifndef LB_RUN_INT_H
+#define LB_RUN_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/resource.h>
+#include "base/hist.h"
+#include "base/rng.h"
+#include "base/verify.h"
+#include "job/job.h"
+#include "engines/engine.h"
+#include "run/run.h"
+
+#define LB_OPBATCH 256                 /* ops pulled from an opsrc at once */
+#define LB_NOFILES_SIZE (1ull << 30)   /* per clone when a NOFILES job has no size */
+
+/* Why a loop returned. */
+enum { END_NONE = 0, END_PASS, END_DONE, END_RUNTIME, END_STOP, END_ERROR };
+/* What the generator produced (GEN_BUSY: the I/O's file cannot be opened
+ * before an I/O in flight completes, openfiles.c). */
+enum { GEN_OP = 0, GEN_PASS = 1, GEN_END = 2, GEN_BUSY = 3 };
+
+/* A clone's position in one of its files. */
+struct lb_wfile {
+    uint64_t end;                /* usable bytes: the region, whole blocks */
+    uint64_t nblocks;            /* end / align */
+    uint64_t pos;                /* seq: next offset in the region; random: I/O count */
+    bool exhausted;              /* reached its end in this pass */
+    struct lb_perm perm;         /* random map: this pass's order */
+};
+
+/* Where the next I/O goes: plain values only, so that a copy taken at the
+ * start of a pass replays the pass for verification. */
+struct lb_gen {
+    struct lb_rng rng_off;       /* offsets and permutation seeds */
+    struct lb_rng rng_aux;       /* direction, block size, file choice */
+    uint8_t ddir;                /* the direction when not mixed */
+    bool mixed, random, randmap, skewed;
+    bool slow;                   /* lb_gen_next_slow: opsrc, verify, replay */
+    bool replay;                 /* verify phase: replaying a pass */
+    bool convert;                /* writes become reads, other ops skipped */
+    uint32_t mixread;            /* percent of reads */
+    uint32_t bs_fixed[LB_DDIR_N];/* 0: bsrange or bssplit */
+    uint64_t align;              /* blockalign */
+    uint64_t skip;               /* rw_skip */
+    uint32_t nfiles, cur, fst;
+    bool cur_used;
+    uint32_t nexh, exh_limit;    /* files exhausted; the pass ends at exh_limit */
+    uint64_t pass_bytes, pass_budget, pass_ops;
+    uint64_t replay_left;
+};
+
+/* One worker's share of one interval, handed to the main thread. */
+struct lb_ivnode {
+    struct lb_ivnode *next;
+    struct lb_worker *w;
+    uint32_t index;
+    uint64_t end_ns;             /* relative to the run's origin */
+    uint64_t ios[LB_DDIR_N], bytes[LB_DDIR_N];
+    struct lb_hist *clat[LB_DDIR_N];
+};
+
+struct lb_bsw {                  /* bssplit, cumulative weights */
+    uint32_t bs, upto;
+};
+
+struct lb_worker {
+    struct lb_run *run;
+    const struct lb_job *job;
+    const struct lb_engine_ops *eng;
+    unsigned job_index, clone, id;
+    bool sync, nofiles, writes;  /* engine kind; opens files for writing */
+    unsigned dirs;               /* bit per direction the clone may do */
+    /* thread */
+    pthread_t tid;
+    bool started, joined, abandoned;       /* main */
+    int setup_err;                         /* run->mu after ready */
+    char setup_msg[256];
+    /* files */
+    struct lb_file *files;
+    struct lb_wfile *wf, *wf_snap, *wf_tmp;
+    struct lb_dist *dist;
+    unsigned nfiles;
+    unsigned open_max;           /* files opened at first use, at most this many
+                                    open (openfiles.c); 0: all, at setup */
+    struct lb_ofiles *of;        /* with open_max: the open ones */
+    /* engine and I/O slots */
+    void *priv;
+    bool engine_up;
+    struct lb_engine_cfg cfg;
+    char why[200];
+    unsigned depth, batch, cmin, cmax, inflight, nfree;
+    struct lb_io *ios, **evs, **freeq, **queued, *pending, sync_io;
+    uint8_t *busy;
+    void *bufs;
+    size_t buf_len;
+    struct lb_file *sync_due;
+    uint32_t sync_every, wsince;
+    int sync_op;
+    /* generator */
+    struct lb_gen gen, gen_snap, gen_tmp;
+    uint32_t pass, loops;
+    bool time_based, verify_writes, check_reads, gen_failed;
+    struct lb_bsw bsw[LB_DDIR_N][LB_BSSPLIT_MAX];
+    uint32_t nbsw[LB_DDIR_N], bs_lo[LB_DDIR_N], bs_hi[LB_DDIR_N];
+    uint32_t seen_min[LB_DDIR_N], seen_max[LB_DDIR_N];
+    const struct lb_opsrc_ops *opsrc;
+    void *opstate;
+    struct lb_op *ops;
+    unsigned nops, opi;
+    uint64_t opn;
+    struct lb_verify_cfg vcfg;
+    uint64_t vseed;
+    /* pacing */
+    bool paced;
+    uint64_t next_issue[LB_DDIR_N], gap_ns[LB_DDIR_N], rate_bps[LB_DDIR_N];
+    bool poisson;
+    struct lb_rng rng_pace;      /* poisson gaps: apart from the replayed streams */
+    uint64_t think_ns, think_every, think_count;
+    /* measurement */
+    bool measuring, cslow;
+    uint64_t next_event, ramp_end, deadline, t_measure, t_end;
+    uint64_t iv_len, iv_next, t0;
+    uint32_t iv_k;
+    struct lb_hist *iv_clat[LB_DDIR_N];
+    uint64_t iv_ios[LB_DDIR_N], iv_bytes[LB_DDIR_N];
+    struct lb_stats st;
+    struct lb_stats st_lost;     /* main: the result of an abandoned thread */
+    struct rusage ru0;
+    const volatile int *stopp;
+    unsigned intr0;
+    lb_run_trace_fn trace;
+    void *trace_arg;
+    /* I/O watchdog: the oldest outstanding I/O (atomic) */
+    uint64_t tmo_ns;
+    _Atomic uint64_t pub_start, pub_off;
+    _Atomic uint32_t pub_file, pub_ddir;
+    /* run->mu */
+    uint32_t published;          /* intervals < published are handed over */
+    bool ready, done;
+    struct lb_ivnode *spare;
+    /* main */
+    uint64_t tmo_seen;
+    struct lb_err_stats tmo;
+};
+
+struct lb_jobrun {
+    const struct lb_engine_ops *eng;
+    unsigned flags;              /* lb_engine_flags */
+    unsigned first, nclones;     /* workers [first, first + nclones) */
+    struct lb_stats stats;
+};
+
+enum { RUN_NEW, RUN_PREPARED, RUN_STARTED, RUN_WAITED, RUN_ABORT };
+
+struct lb_run {
+    struct lb_job *jobs;
+    size_t njobs;
+    struct lb_jobrun *jr;
+    struct lb_worker **w;
+    size_t nw, nstarted;
+    pthread_mutex_t mu;
+    pthread_cond_t cv_main, cv_work;
+    int phase;                   /* run->mu once threads exist */
+    volatile int stop;           /* workers and engines poll it */
+    int stop_kind;               /* 0 none, 1 reason given, 2 no reason */
+    char stop_reason[128];
+    bool partial, timed_out;
+    int op_err;                  /* an op source failed (errno; run->mu) */
+    unsigned intr0;
+    atomic_int refs;
+    uint64_t t_new, t_prepare, t_release, t0, iv_len, grace_end, t_end;
+    size_t nready, nfailed, ndone;
+    /* intervals (run->mu) */
+    struct lb_ivnode *inbox;
+    struct lb_interval **iv;
+    size_t niv, ivcap, next_out;
+    uint32_t wait_k;
+    size_t missing;
+    /* results */
+    struct lb_stats total;
+    _Atomic uint64_t laid_out;
+    lb_run_trace_fn trace;
+    void *trace_arg;
+    char err[512];
+    char note[256];              /* lb_run_note; "" when none */
+};
+
+#endif

@@ -1,0 +1,71 @@
+/*
+ * The results of a run (stats.c): struct lb_stats for one clone, one job
+ * (its clones merged) or the whole run, and struct lb_interval, one
+ * interval's sample of the whole run.  Counters add up, histograms merge
+ * exactly (bucket by bucket), runtime is the longest.
+ */
+#ifndef LB_STATS_H
+#define LB_STATS_H
+
+#include <stdint.h>
+#include "base/hist.h"
+#include "job/job.h"
+
+#define LB_ERRNO_SLOTS 8
+
+/* Failed I/Os count in errors, not in ios, bytes or latencies.  A short
+ * I/O (fewer bytes than asked, no errno) counts in ios and short_ios with
+ * the bytes it moved; it is not an error.  With a sync engine lat = clat
+ * and slat is empty. */
+struct lb_dir_stats {
+    uint64_t ios;                /* completed I/Os, short ones included */
+    uint64_t bytes;
+    uint64_t short_ios;
+    uint64_t errors;             /* failed I/Os */
+    uint64_t bs_min, bs_max;     /* block sizes seen */
+    struct lb_hist *slat, *clat, *lat;   /* never NULL in a result */
+};
+
+struct lb_err_stats {
+    uint64_t count;              /* all failed I/Os and verify failures */
+    int first_errno;             /* positive errno; 0 when none */
+    int first_ddir;
+    uint64_t first_offset;
+    char first_file[256];
+    char first_msg[256];         /* e.g. a verify mismatch, expected/found */
+    struct { int ddir, err; uint64_t count; } by_errno[LB_ERRNO_SLOTS];
+    uint64_t verify_errors;
+    uint64_t timeouts;           /* I/Os past io_timeout */
+};
+
+struct lb_stats {
+    struct lb_dir_stats dir[LB_DDIR_N];
+    uint64_t runtime_ns;         /* measured phase, ramp_time excluded
+                                    (verification reads included) */
+    uint64_t usr_ns, sys_ns;     /* CPU of the worker threads */
+    uint64_t ctx;                /* context switches, voluntary + not */
+    uint64_t majf, minf;
+    uint64_t mem_bytes;          /* memory the run held per this stats */
+    uint64_t iodepth_level[7];   /* I/Os submitted at depth 1,2,4,8,16,32,>=64 */
+    uint64_t fsyncs;
+    struct lb_err_stats err;
+    uint32_t clones;             /* threads merged into this */
+};
+
+int lb_stats_init(struct lb_stats *s);                 /* allocates hists */
+void lb_stats_release(struct lb_stats *s);             /* frees hists */
+/* dst += src: counters summed, histograms merged, runtime max.  0 or
+ * -ENOMEM. */
+int lb_stats_merge(struct lb_stats *dst, const struct lb_stats *src);
+
+/* One interval of the run (job->interval, 1 s by default; the smallest of
+ * the jobs'), all workers merged.  Time 0 is the end of the earliest
+ * startdelay + ramp_time. */
+struct lb_interval {
+    uint32_t index;
+    uint64_t start_ns, end_ns;   /* relative to the start of measurement */
+    uint64_t ios[LB_DDIR_N], bytes[LB_DDIR_N];
+    struct lb_hist *clat[LB_DDIR_N];   /* the interval's completions */
+};
+
+#endif
