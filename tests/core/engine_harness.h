@@ -19,20 +19,10 @@
 #include "clock.h"
 #include "engine.h"
 #include "job.h"
+#include "check.h"
 
 #define H_BS 4096u
 #define H_BLOCKS 64u
-
-static int h_failures;
-
-#define H_CHECK(cond, ...) do {                                        \
-        if (!(cond)) {                                                  \
-            h_failures++;                                               \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);        \
-            fprintf(stderr, __VA_ARGS__);                               \
-            fputc('\n', stderr);                                        \
-        }                                                               \
-    } while (0)
 
 struct harness {
     const struct lb_engine_ops *ops;

@@ -76,8 +76,8 @@ static int move_blocks(struct harness *h, int ddir, unsigned char *data, int64_t
 static void check_results(const char *what, const int64_t *res, const char *label)
 {
     for (unsigned b = 0; b < H_BLOCKS; b++)
-        H_CHECK(res[b] == H_BS, "%s: %s block %u: result %lld", label, what, b,
-                (long long)res[b]);
+        CHECK(res[b] == H_BS, "%s: %s block %u: result %lld", label, what, b,
+              (long long)res[b]);
 }
 
 static void check_on_disk(const char *path, const unsigned char *want, const char *label)
@@ -86,9 +86,9 @@ static void check_on_disk(const char *path, const unsigned char *want, const cha
     unsigned char *got = malloc(len);
     int fd = open(path, O_RDONLY);
 
-    H_CHECK(fd >= 0 && pread(fd, got, len, 0) == (ssize_t)len,
-            "%s: plain pread of %s", label, path);
-    H_CHECK(memcmp(got, want, len) == 0, "%s: bytes on disk differ from the pattern", label);
+    CHECK(fd >= 0 && pread(fd, got, len, 0) == (ssize_t)len,
+          "%s: plain pread of %s", label, path);
+    CHECK(memcmp(got, want, len) == 0, "%s: bytes on disk differ from the pattern", label);
     if (fd >= 0)
         close(fd);
     free(got);
@@ -101,15 +101,15 @@ static void check_write_read(struct harness *h, const char *path, unsigned char 
     unsigned char *back = h_alloc(len);
     int64_t res[H_BLOCKS];
 
-    H_CHECK(move_blocks(h, LB_WRITE, pattern, res) == 0, "%s: write run", label);
+    CHECK(move_blocks(h, LB_WRITE, pattern, res) == 0, "%s: write run", label);
     check_results("write", res, label);
-    H_CHECK(h_one(h, LB_SYNC_OP, 0, 0, NULL) == 0, "%s: fsync", label);
-    H_CHECK(h_one(h, LB_DATASYNC_OP, 0, 0, NULL) == 0, "%s: fdatasync", label);
+    CHECK(h_one(h, LB_SYNC_OP, 0, 0, NULL) == 0, "%s: fsync", label);
+    CHECK(h_one(h, LB_DATASYNC_OP, 0, 0, NULL) == 0, "%s: fdatasync", label);
     memset(back, 0xEE, len);
-    H_CHECK(move_blocks(h, LB_READ, back, res) == 0, "%s: read run", label);
+    CHECK(move_blocks(h, LB_READ, back, res) == 0, "%s: read run", label);
     check_results("read", res, label);
-    H_CHECK(memcmp(back, pattern, len) == 0, "%s: read back differs from what was written",
-            label);
+    CHECK(memcmp(back, pattern, len) == 0, "%s: read back differs from what was written",
+          label);
     check_on_disk(path, pattern, label);
     free(back);
 }
@@ -119,7 +119,7 @@ static void check_trim(struct harness *h, const char *path, unsigned char *patte
 {
     int64_t r = h_one(h, LB_TRIM, H_BS, H_BS, NULL);
 
-    H_CHECK(r == H_BS || r == -EOPNOTSUPP, "%s: trim result %lld", label, (long long)r);
+    CHECK(r == H_BS || r == -EOPNOTSUPP, "%s: trim result %lld", label, (long long)r);
     if (r == H_BS)
         memset(pattern + H_BS, 0, H_BS);   /* the hole reads as zeros */
     check_on_disk(path, pattern, label);
@@ -133,16 +133,16 @@ static void check_short_read(struct harness *h, const unsigned char *pattern,
     unsigned char *buf = h_alloc(H_BS);
     int64_t r;
 
-    H_CHECK(ftruncate(h->file.fd, (off_t)(end - 1000)) == 0, "%s: truncate", label);
-    H_CHECK(h_reopen_file(h) == 0, "%s: reopen after truncate", label);
+    CHECK(ftruncate(h->file.fd, (off_t)(end - 1000)) == 0, "%s: truncate", label);
+    CHECK(h_reopen_file(h) == 0, "%s: reopen after truncate", label);
     r = h_one(h, LB_READ, end - H_BS, H_BS, buf);
-    H_CHECK(r == H_BS - 1000, "%s: short read at EOF: %lld, want %u", label,
-            (long long)r, H_BS - 1000);
+    CHECK(r == H_BS - 1000, "%s: short read at EOF: %lld, want %u", label,
+          (long long)r, H_BS - 1000);
     if (r > 0)
-        H_CHECK(memcmp(buf, pattern + end - H_BS, (size_t)r) == 0,
-                "%s: short read bytes", label);
+        CHECK(memcmp(buf, pattern + end - H_BS, (size_t)r) == 0,
+              "%s: short read bytes", label);
     r = h_one(h, LB_READ, end, H_BS, buf);
-    H_CHECK(r == 0, "%s: read past EOF: %lld, want 0", label, (long long)r);
+    CHECK(r == 0, "%s: read past EOF: %lld, want 0", label, (long long)r);
     free(buf);
 }
 
@@ -152,10 +152,10 @@ static void check_misaligned(struct harness *h, const char *label)
     int64_t r;
 
     r = h_one(h, LB_READ, 0, H_BS, buf + 1);
-    H_CHECK(r == -EINVAL, "%s: O_DIRECT read into a misaligned buffer: %lld", label,
-            (long long)r);
+    CHECK(r == -EINVAL, "%s: O_DIRECT read into a misaligned buffer: %lld", label,
+          (long long)r);
     r = h_one(h, LB_READ, 0, 1000, buf);
-    H_CHECK(r == -EINVAL, "%s: O_DIRECT read of 1000 bytes: %lld", label, (long long)r);
+    CHECK(r == -EINVAL, "%s: O_DIRECT read of 1000 bytes: %lld", label, (long long)r);
     free(buf);
 }
 
@@ -172,11 +172,11 @@ static void check_bad_fd(struct harness *h, const char *label)
         h_io(&ios[i], h, LB_READ, (uint64_t)i * H_BS, H_BS, buf + (size_t)i * H_BS);
     ios[1].file = &bad;
     ios[1].offset = 0;
-    H_CHECK(h_run(h, ios, 3) == 0, "%s: run with a closed file", label);
-    H_CHECK(ios[0].result == H_BS && ios[2].result == H_BS, "%s: good I/Os: %lld %lld",
-            label, (long long)ios[0].result, (long long)ios[2].result);
-    H_CHECK(ios[1].result == -EBADF, "%s: I/O on a closed file: %lld", label,
-            (long long)ios[1].result);
+    CHECK(h_run(h, ios, 3) == 0, "%s: run with a closed file", label);
+    CHECK(ios[0].result == H_BS && ios[2].result == H_BS, "%s: good I/Os: %lld %lld",
+          label, (long long)ios[0].result, (long long)ios[2].result);
+    CHECK(ios[1].result == -EBADF, "%s: I/O on a closed file: %lld", label,
+          (long long)ios[1].result);
     free(buf);
 }
 
@@ -193,13 +193,13 @@ static int pass_files(const struct config *c, const struct lb_job *job, const ch
 
     snprintf(label, sizeof(label), "%s, %s%s, iodepth %u", c->label, dir,
              oflags & O_DIRECT ? " O_DIRECT" : "", depth);
-    H_CHECK(h_tempfile(dir, path, sizeof(path)) == 0, "%s: temp file", label);
+    CHECK(h_tempfile(dir, path, sizeof(path)) == 0, "%s: temp file", label);
     h_pattern(pattern, len, 0, depth * 7 + (unsigned)oflags);
     ret = h_start(&h, ops, job, path, O_RDWR | oflags, depth);
     if (ret < 0 && c->optional) {
         printf("SKIP %s: init: %s (%s)\n", label, strerror(-ret), h.why);
     } else {
-        H_CHECK(ret == 0, "%s: init: %s (%s)", label, strerror(-ret), h.why);
+        CHECK(ret == 0, "%s: init: %s (%s)", label, strerror(-ret), h.why);
     }
     if (ret == 0) {
         check_write_read(&h, path, pattern, label);
@@ -221,13 +221,13 @@ static void pass_null(const struct config *c, const struct lb_job *job)
     unsigned char *buf = h_alloc(H_BS), *copy = malloc(H_BS);
     struct harness h;
 
-    H_CHECK(h_start(&h, lb_engine_find(c->engine), job, NULL, 0, 1) == 0, "%s: init", c->label);
+    CHECK(h_start(&h, lb_engine_find(c->engine), job, NULL, 0, 1) == 0, "%s: init", c->label);
     for (int ddir = LB_READ; ddir <= LB_TRIM; ddir++) {
         h_pattern(buf, H_BS, 0, (unsigned)ddir);
         memcpy(copy, buf, H_BS);
         int64_t r = h_one(&h, ddir, 12345, H_BS, buf);
-        H_CHECK(r == H_BS, "%s: ddir %d result %lld", c->label, ddir, (long long)r);
-        H_CHECK(memcmp(buf, copy, H_BS) == 0, "%s: buffer touched", c->label);
+        CHECK(r == H_BS, "%s: ddir %d result %lld", c->label, ddir, (long long)r);
+        CHECK(memcmp(buf, copy, H_BS) == 0, "%s: buffer touched", c->label);
     }
     h_stop(&h);
     free(buf);
@@ -305,20 +305,20 @@ static void check_pvsync2_flags(void)
 
     for (int k = 0; k < 2; k++) {
         struct lb_job job = { .nowait = k == 0, .hipri = k == 1 };
-        H_CHECK(h_tempfile(h_shm_dir(), path, sizeof(path)) == 0, "temp file");
-        H_CHECK(h_start(&h, lb_engine_find("pvsync2"), &job, path, O_RDWR, 1) == 0, "init");
+        CHECK(h_tempfile(h_shm_dir(), path, sizeof(path)) == 0, "temp file");
+        CHECK(h_start(&h, lb_engine_find("pvsync2"), &job, path, O_RDWR, 1) == 0, "init");
         h_pattern(pattern, len, 0, 99);
         for (int ddir = LB_WRITE; ddir >= LB_READ; ddir--) {
             memset(back, 0xEE, len);
-            H_CHECK(move_blocks(&h, ddir, ddir == LB_WRITE ? pattern : back, res) == 0, "run");
+            CHECK(move_blocks(&h, ddir, ddir == LB_WRITE ? pattern : back, res) == 0, "run");
             for (unsigned b = 0; b < H_BLOCKS; b++) {
                 int64_t r = res[b];
-                H_CHECK(r == H_BS || r == -EAGAIN || r == -EOPNOTSUPP,
-                        "%s: ddir %d block %u: %lld", names[k], ddir, b, (long long)r);
+                CHECK(r == H_BS || r == -EAGAIN || r == -EOPNOTSUPP,
+                      "%s: ddir %d block %u: %lld", names[k], ddir, b, (long long)r);
                 if (ddir == LB_WRITE && r != H_BS)
                     memset(pattern + (size_t)b * H_BS, 0, H_BS);  /* never written */
                 if (ddir == LB_READ && r == H_BS)
-                    H_CHECK(memcmp(back + (size_t)b * H_BS, pattern + (size_t)b * H_BS,
+                    CHECK(memcmp(back + (size_t)b * H_BS, pattern + (size_t)b * H_BS,
                                    H_BS) == 0, "%s: block %u bytes", names[k], b);
             }
             printf("ok   %s %s: %lld bytes first block\n", names[k],
@@ -343,8 +343,8 @@ int main(void)
     for (size_t i = 0; i < sizeof(extra_configs) / sizeof(extra_configs[0]); i++)
         run_config(&extra_configs[i]);
     check_pvsync2_flags();
-    printf("%u configurations run, %u skipped, %d failures\n", n_run, n_skipped, h_failures);
+    printf("%u configurations run, %u skipped, %d failures\n", n_run, n_skipped, failures);
     if (n_run == 0)
         return 77;
-    return h_failures ? 1 : 0;
+    return failures ? 1 : 0;
 }

@@ -12,15 +12,7 @@
 #include "options.h"
 #include "rng.h"
 
-static int failures;
-
-#define CHECK(cond)                                                          \
-    do {                                                                     \
-        if (!(cond)) {                                                       \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, #cond);       \
-            failures++;                                                      \
-        }                                                                    \
-    } while (0)
+#include "check.h"
 
 static char err[512];
 
@@ -28,10 +20,7 @@ static char err[512];
 static void set_ok(struct lb_job *j, const char *name, const char *value)
 {
     int rc = lb_job_set(j, name, value, err, sizeof err);
-    if (rc) {
-        fprintf(stderr, "setting %s=%s: %d %s\n", name, value, rc, err);
-        failures++;
-    }
+    CHECK(rc == 0, "setting %s=%s: %d %s", name, value, rc, err);
 }
 
 /* Sets name=value on a fresh job and expects exactly message msg. */
@@ -40,10 +29,8 @@ static void set_fails(const char *name, const char *value, const char *msg)
     struct lb_job j;
     lb_job_init(&j);
     int rc = lb_job_set(&j, name, value, err, sizeof err);
-    if (rc >= 0 || strcmp(err, msg)) {
-        fprintf(stderr, "%s=%s: got %d '%s', want '%s'\n", name, value, rc, err, msg);
-        failures++;
-    }
+    CHECK(rc < 0 && strcmp(err, msg) == 0, "%s=%s: got %d '%s', want '%s'", name, value,
+          rc, err, msg);
     lb_job_free(&j);
 }
 
@@ -51,11 +38,8 @@ static void set_fails(const char *name, const char *value, const char *msg)
 static void check_says(const struct lb_job *j, const char *msg, int line)
 {
     int rc = lb_job_check(j, err, sizeof err);
-    if (msg ? rc != -EINVAL || strcmp(err, msg) : rc != 0) {
-        fprintf(stderr, "line %d: check gave %d '%s', want '%s'\n", line, rc, err,
-                msg ? msg : "");
-        failures++;
-    }
+    CHECK(msg ? rc == -EINVAL && strcmp(err, msg) == 0 : rc == 0,
+          "line %d: check gave %d '%s', want '%s'", line, rc, err, msg ? msg : "");
 }
 
 static void test_defaults(void)
@@ -178,10 +162,7 @@ static void test_every_option(void)
         } else {
             ok = generic_round_trip(o, &j);
         }
-        if (!ok) {
-            fprintf(stderr, "option '%s' did not round-trip\n", o->name);
-            failures++;
-        }
+        CHECK(ok, "option '%s' did not round-trip", o->name);
         lb_job_free(&j);
     }
     CHECK(n >= 70);
@@ -526,10 +507,8 @@ static void test_help(void)
         snprintf(line, sizeof line, "\n  %s%s%s", o->name, o->alias ? ", " : "",
                  o->alias ? o->alias : "");
         at = strstr(buf, line);
-        if (!at || (at[strlen(line)] != ' ' && at[strlen(line)] != '\n')) {
-            fprintf(stderr, "--help lacks '%s'\n", line + 1);
-            failures++;
-        }
+        CHECK(at && (at[strlen(line)] == ' ' || at[strlen(line)] == '\n'),
+              "--help lacks '%s'", line + 1);
     }
     CHECK(buf && strstr(buf, "Accepted and ignored") && strstr(buf, "thread"));
     free(buf);

@@ -20,17 +20,7 @@
 #include "options.h"
 #include "run.h"
 #include "shm_dir.h"
-
-static int t_failures;
-
-#define T_CHECK(cond, ...) do {                                         \
-        if (!(cond)) {                                                  \
-            t_failures++;                                               \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);        \
-            fprintf(stderr, __VA_ARGS__);                               \
-            fputc('\n', stderr);                                        \
-        }                                                               \
-    } while (0)
+#include "check.h"
 
 static char t_dir[256];
 

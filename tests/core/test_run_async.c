@@ -45,23 +45,23 @@ static int check_engine(const char *engine, const char *file)
         return 0;
     }
     s = lb_run_total(r);
-    T_CHECK(s->dir[LB_READ].ios == BLOCKS && s->err.count == 0, "%s: %llu I/Os, %llu errors: %s",
-            engine, (unsigned long long)s->dir[LB_READ].ios,
-            (unsigned long long)s->err.count, s->err.first_msg);
+    CHECK(s->dir[LB_READ].ios == BLOCKS && s->err.count == 0, "%s: %llu I/Os, %llu errors: %s",
+          engine, (unsigned long long)s->dir[LB_READ].ios,
+          (unsigned long long)s->err.count, s->err.first_msg);
     for (int b = 0; b < BLOCKS; b++)
-        T_CHECK(seen[b] == 1, "%s: block %d read %u times", engine, b, seen[b]);
-    T_CHECK(lb_hist_count(s->dir[LB_READ].slat) == BLOCKS &&
-            lb_hist_count(s->dir[LB_READ].clat) == BLOCKS &&
-            lb_hist_count(s->dir[LB_READ].lat) == BLOCKS, "%s: latency counts %llu %llu %llu",
-            engine, (unsigned long long)lb_hist_count(s->dir[LB_READ].slat),
-            (unsigned long long)lb_hist_count(s->dir[LB_READ].clat),
-            (unsigned long long)lb_hist_count(s->dir[LB_READ].lat));
-    T_CHECK(lb_hist_mean(s->dir[LB_READ].lat) >= lb_hist_mean(s->dir[LB_READ].clat),
-            "%s: lat below clat", engine);
+        CHECK(seen[b] == 1, "%s: block %d read %u times", engine, b, seen[b]);
+    CHECK(lb_hist_count(s->dir[LB_READ].slat) == BLOCKS &&
+          lb_hist_count(s->dir[LB_READ].clat) == BLOCKS &&
+          lb_hist_count(s->dir[LB_READ].lat) == BLOCKS, "%s: latency counts %llu %llu %llu",
+          engine, (unsigned long long)lb_hist_count(s->dir[LB_READ].slat),
+          (unsigned long long)lb_hist_count(s->dir[LB_READ].clat),
+          (unsigned long long)lb_hist_count(s->dir[LB_READ].lat));
+    CHECK(lb_hist_mean(s->dir[LB_READ].lat) >= lb_hist_mean(s->dir[LB_READ].clat),
+          "%s: lat below clat", engine);
     for (int i = 0; i < 7; i++)
         levels += s->iodepth_level[i];
-    T_CHECK(levels == BLOCKS, "%s: depth counted for %llu I/Os", engine,
-            (unsigned long long)levels);
+    CHECK(levels == BLOCKS, "%s: depth counted for %llu I/Os", engine,
+          (unsigned long long)levels);
     lb_run_free(r);
     return 1;
 }
@@ -77,5 +77,5 @@ int main(void)
     ran += check_engine("io_uring", file);
     if (!ran)
         return 77;
-    return t_failures ? 1 : 0;
+    return failures ? 1 : 0;
 }

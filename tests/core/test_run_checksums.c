@@ -7,7 +7,7 @@
 #include "job.h"
 #include "verify.h"
 
-static int failures;
+#include "check.h"
 
 static void md5_is(const char *msg, const char *want)
 {
@@ -17,10 +17,7 @@ static void md5_is(const char *msg, const char *want)
     lb_md5(msg, strlen(msg), d);
     for (int i = 0; i < 16; i++)
         sprintf(hex + 2 * i, "%02x", d[i]);
-    if (strcmp(hex, want)) {
-        fprintf(stderr, "FAIL md5(\"%s\") = %s, want %s\n", msg, hex, want);
-        failures++;
-    }
+    CHECK(strcmp(hex, want) == 0, "md5(\"%s\") = %s, want %s", msg, hex, want);
 }
 
 int main(void)
@@ -31,17 +28,12 @@ int main(void)
     char msg[256];
     uint32_t one;
 
-    if (lb_crc32c(0, "123456789", 9) != 0xe3069283u) {
-        fprintf(stderr, "FAIL crc32c = %08x\n", lb_crc32c(0, "123456789", 9));
-        failures++;
-    }
+    CHECK(lb_crc32c(0, "123456789", 9) == 0xe3069283u, "crc32c = %08x",
+          lb_crc32c(0, "123456789", 9));
     for (size_t i = 0; i < sizeof(block); i++)
         block[i] = (unsigned char)(i * 7 + 3);
     one = lb_crc32c(0, block, 1001);
-    if (lb_crc32c(lb_crc32c(0, block, 13), block + 13, 988) != one) {
-        fprintf(stderr, "FAIL chained crc32c\n");
-        failures++;
-    }
+    CHECK(lb_crc32c(lb_crc32c(0, block, 13), block + 13, 988) == one, "chained crc32c");
     md5_is("", "d41d8cd98f00b204e9800998ecf8427e");
     md5_is("abc", "900150983cd24fb0d6963f7d28e17f72");
     md5_is("12345678901234567890123456789012345678901234567890123456789012345678901234567890",
@@ -49,16 +41,12 @@ int main(void)
     for (int kind = LB_VERIFY_CRC32C; kind <= LB_VERIFY_PATTERN; kind++) {
         lb_verify_cfg_init(&v, kind, 0xa5);
         lb_verify_fill(&v, block, sizeof(block), 8192, 3, 42);
-        if (lb_verify_check(&v, block, &at, msg, sizeof(msg)) != 0) {
-            fprintf(stderr, "FAIL kind %d: a good block fails: %s\n", kind, msg);
-            failures++;
-        }
+        CHECK(lb_verify_check(&v, block, &at, msg, sizeof(msg)) == 0,
+              "kind %d: a good block fails: %s", kind, msg);
         block[5000] ^= 1;
-        if (lb_verify_check(&v, block, &at, msg, sizeof(msg)) == 0 ||
-            !strstr(msg, "in /f at offset 8192 (block 1)")) {
-            fprintf(stderr, "FAIL kind %d: a flipped byte passes or says '%s'\n", kind, msg);
-            failures++;
-        }
+        CHECK(lb_verify_check(&v, block, &at, msg, sizeof(msg)) != 0 &&
+              strstr(msg, "in /f at offset 8192 (block 1)"),
+              "kind %d: a flipped byte passes or says '%s'", kind, msg);
     }
     return failures ? 1 : 0;
 }

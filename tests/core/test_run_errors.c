@@ -34,28 +34,28 @@ int main(void)
     file = t_path("faulty");
     if (run(file, "continue_on_error=none", &s))
         return 1;
-    T_CHECK(s.err.count == 1, "coe=none: %llu errors", (unsigned long long)s.err.count);
-    T_CHECK(s.err.first_errno == EIO, "first errno %d", s.err.first_errno);
-    T_CHECK(strcmp(s.err.first_file, file) == 0, "first file '%s'", s.err.first_file);
-    T_CHECK(s.err.first_offset % 4096 == 0 && s.err.first_offset < (1 << 20),
-            "first offset %llu", (unsigned long long)s.err.first_offset);
-    T_CHECK(by_errno(&s, s.err.first_ddir, EIO) == 1, "by_errno of the first error");
-    T_CHECK(s.dir[LB_READ].ios + s.dir[LB_WRITE].ios == 0, "failed I/Os counted as done");
+    CHECK(s.err.count == 1, "coe=none: %llu errors", (unsigned long long)s.err.count);
+    CHECK(s.err.first_errno == EIO, "first errno %d", s.err.first_errno);
+    CHECK(strcmp(s.err.first_file, file) == 0, "first file '%s'", s.err.first_file);
+    CHECK(s.err.first_offset % 4096 == 0 && s.err.first_offset < (1 << 20),
+          "first offset %llu", (unsigned long long)s.err.first_offset);
+    CHECK(by_errno(&s, s.err.first_ddir, EIO) == 1, "by_errno of the first error");
+    CHECK(s.dir[LB_READ].ios + s.dir[LB_WRITE].ios == 0, "failed I/Os counted as done");
     lb_stats_release(&s);
 
     if (run(file, "continue_on_error=all", &s))
         return 1;
     r = s.dir[LB_READ].errors;
     w = s.dir[LB_WRITE].errors;
-    T_CHECK(r + w == 256 && s.err.count == 256, "coe=all: %llu + %llu errors, count %llu",
-            (unsigned long long)r, (unsigned long long)w, (unsigned long long)s.err.count);
-    T_CHECK(r > 0 && w > 0, "randrw failed only one way: %llu reads, %llu writes",
-            (unsigned long long)r, (unsigned long long)w);
-    T_CHECK(by_errno(&s, LB_READ, EIO) == r && by_errno(&s, LB_WRITE, EIO) == w,
-            "by_errno: %llu reads, %llu writes", (unsigned long long)by_errno(&s, LB_READ, EIO),
-            (unsigned long long)by_errno(&s, LB_WRITE, EIO));
-    T_CHECK(s.err.first_errno == EIO && strcmp(s.err.first_file, file) == 0,
-            "coe=all first error %d in '%s'", s.err.first_errno, s.err.first_file);
+    CHECK(r + w == 256 && s.err.count == 256, "coe=all: %llu + %llu errors, count %llu",
+          (unsigned long long)r, (unsigned long long)w, (unsigned long long)s.err.count);
+    CHECK(r > 0 && w > 0, "randrw failed only one way: %llu reads, %llu writes",
+          (unsigned long long)r, (unsigned long long)w);
+    CHECK(by_errno(&s, LB_READ, EIO) == r && by_errno(&s, LB_WRITE, EIO) == w,
+          "by_errno: %llu reads, %llu writes", (unsigned long long)by_errno(&s, LB_READ, EIO),
+          (unsigned long long)by_errno(&s, LB_WRITE, EIO));
+    CHECK(s.err.first_errno == EIO && strcmp(s.err.first_file, file) == 0,
+          "coe=all first error %d in '%s'", s.err.first_errno, s.err.first_file);
     lb_stats_release(&s);
-    return t_failures ? 1 : 0;
+    return failures ? 1 : 0;
 }

@@ -27,8 +27,8 @@ int main(void)
     snprintf(fop, sizeof(fop), "filename=%s/a\\:b:%s/c", dir, dir);
     t_job(&job, "name=list", "ioengine=psync", "rw=write", "size=2m", "numjobs=2", fop, NULL);
     run(&job);
-    T_CHECK(size_of(t_path("a:b")) == 1 << 20, "a:b is %lld bytes", size_of(t_path("a:b")));
-    T_CHECK(size_of(t_path("c")) == 1 << 20, "c is %lld bytes", size_of(t_path("c")));
+    CHECK(size_of(t_path("a:b")) == 1 << 20, "a:b is %lld bytes", size_of(t_path("a:b")));
+    CHECK(size_of(t_path("c")) == 1 << 20, "c is %lld bytes", size_of(t_path("c")));
 
     snprintf(dop, sizeof(dop), "directory=%s", dir);
     t_job(&job, "name=gen", "ioengine=psync", "rw=read", "size=3m", "nrfiles=3", "numjobs=2",
@@ -39,8 +39,8 @@ int main(void)
             char name[64];
 
             snprintf(name, sizeof(name), "gen.%d.%d", c, f);
-            T_CHECK(size_of(t_path(name)) == 1 << 20, "%s is %lld bytes", name,
-                    size_of(t_path(name)));
+            CHECK(size_of(t_path(name)) == 1 << 20, "%s is %lld bytes", name,
+                  size_of(t_path(name)));
         }
-    return t_failures ? 1 : 0;
+    return failures ? 1 : 0;
 }

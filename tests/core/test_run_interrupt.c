@@ -10,20 +10,20 @@ int main(void)
 
     if (t_start_long(&job, "name=intr", &r))
         lb_run_interrupt_all();
-    T_CHECK(t_finish(r) == 0, "wait");
-    T_CHECK(lb_run_partial(r), "not partial");
-    T_CHECK(lb_run_stopped_by(r) && strcmp(lb_run_stopped_by(r), "interrupted") == 0,
-            "stopped_by %s", lb_run_stopped_by(r) ? lb_run_stopped_by(r) : "(none)");
-    T_CHECK(lb_run_total(r)->runtime_ns < 30000000000ull, "not interrupted");
+    CHECK(t_finish(r) == 0, "wait");
+    CHECK(lb_run_partial(r), "not partial");
+    CHECK(lb_run_stopped_by(r) && strcmp(lb_run_stopped_by(r), "interrupted") == 0,
+          "stopped_by %s", lb_run_stopped_by(r) ? lb_run_stopped_by(r) : "(none)");
+    CHECK(lb_run_total(r)->runtime_ns < 30000000000ull, "not interrupted");
     lb_run_free(r);
     lb_job_free(&job);
 
     t_job(&job, "name=after", "ioengine=null", "size=4m", NULL);
     r = t_run_one(&job);
-    T_CHECK(t_ios(lb_run_total(r)) == 1024 && !lb_run_partial(r),
-            "the next run did %llu I/Os, partial %d",
-            (unsigned long long)t_ios(lb_run_total(r)), lb_run_partial(r));
+    CHECK(t_ios(lb_run_total(r)) == 1024 && !lb_run_partial(r),
+          "the next run did %llu I/Os, partial %d",
+          (unsigned long long)t_ios(lb_run_total(r)), lb_run_partial(r));
     lb_run_free(r);
     lb_job_free(&job);
-    return t_failures ? 1 : 0;
+    return failures ? 1 : 0;
 }

@@ -23,35 +23,35 @@ int main(void)
         return 1;
     }
     while ((ret = lb_run_next_interval(r, &iv)) == 1) {
-        T_CHECK(iv->index == handed, "interval %u handed out as number %llu", iv->index,
-                (unsigned long long)handed);
-        T_CHECK(iv->end_ns > iv->start_ns, "interval %u is empty in time", iv->index);
+        CHECK(iv->index == handed, "interval %u handed out as number %llu", iv->index,
+              (unsigned long long)handed);
+        CHECK(iv->end_ns > iv->start_ns, "interval %u is empty in time", iv->index);
         handed++;
     }
-    T_CHECK(ret == 0, "next_interval: %d", ret);
-    T_CHECK(lb_run_wait(r) == 0, "wait");
-    T_CHECK(handed >= 5 && handed <= 6, "%llu intervals", (unsigned long long)handed);
-    T_CHECK(lb_run_nintervals(r) == handed, "%zu intervals kept, %llu handed out",
-            lb_run_nintervals(r), (unsigned long long)handed);
+    CHECK(ret == 0, "next_interval: %d", ret);
+    CHECK(lb_run_wait(r) == 0, "wait");
+    CHECK(handed >= 5 && handed <= 6, "%llu intervals", (unsigned long long)handed);
+    CHECK(lb_run_nintervals(r) == handed, "%zu intervals kept, %llu handed out",
+          lb_run_nintervals(r), (unsigned long long)handed);
     lb_hist_new(&merged);
     for (size_t i = 0; i < lb_run_nintervals(r); i++) {
         iv = lb_run_interval(r, i);
         ios += iv->ios[LB_READ];
-        T_CHECK(lb_hist_count(iv->clat[LB_READ]) == iv->ios[LB_READ],
-                "interval %zu: %llu I/Os, histogram of %llu", i,
-                (unsigned long long)iv->ios[LB_READ],
-                (unsigned long long)lb_hist_count(iv->clat[LB_READ]));
+        CHECK(lb_hist_count(iv->clat[LB_READ]) == iv->ios[LB_READ],
+              "interval %zu: %llu I/Os, histogram of %llu", i,
+              (unsigned long long)iv->ios[LB_READ],
+              (unsigned long long)lb_hist_count(iv->clat[LB_READ]));
         lb_hist_add(merged, iv->clat[LB_READ]);
     }
     tot = lb_run_total(r);
-    T_CHECK(tot->dir[LB_READ].ios > 0, "no I/O");
-    T_CHECK(ios == tot->dir[LB_READ].ios, "intervals %llu, total %llu",
-            (unsigned long long)ios, (unsigned long long)tot->dir[LB_READ].ios);
-    T_CHECK(lb_hist_count(merged) == lb_hist_count(tot->dir[LB_READ].clat),
-            "merged histograms %llu, total %llu", (unsigned long long)lb_hist_count(merged),
-            (unsigned long long)lb_hist_count(tot->dir[LB_READ].clat));
+    CHECK(tot->dir[LB_READ].ios > 0, "no I/O");
+    CHECK(ios == tot->dir[LB_READ].ios, "intervals %llu, total %llu",
+          (unsigned long long)ios, (unsigned long long)tot->dir[LB_READ].ios);
+    CHECK(lb_hist_count(merged) == lb_hist_count(tot->dir[LB_READ].clat),
+          "merged histograms %llu, total %llu", (unsigned long long)lb_hist_count(merged),
+          (unsigned long long)lb_hist_count(tot->dir[LB_READ].clat));
     lb_hist_free(merged);
     lb_run_free(r);
     lb_job_free(&job);
-    return t_failures ? 1 : 0;
+    return failures ? 1 : 0;
 }

@@ -33,25 +33,25 @@ int main(void)
     for (size_t c = 0; c < 3; c++) {
         const struct lb_stats *s = lb_run_clone_stats(r, 0, c);
 
-        T_CHECK(s->dir[LB_READ].ios == 1024, "clone %zu did %llu I/Os", c,
-                (unsigned long long)s->dir[LB_READ].ios);
-        T_CHECK(s->dir[LB_READ].bytes == 4u << 20, "clone %zu moved %llu bytes", c,
-                (unsigned long long)s->dir[LB_READ].bytes);
+        CHECK(s->dir[LB_READ].ios == 1024, "clone %zu did %llu I/Os", c,
+              (unsigned long long)s->dir[LB_READ].ios);
+        CHECK(s->dir[LB_READ].bytes == 4u << 20, "clone %zu moved %llu bytes", c,
+              (unsigned long long)s->dir[LB_READ].bytes);
     }
     tot = lb_run_total(r);
-    T_CHECK(t_ios(tot) == 3072, "total %llu I/Os", (unsigned long long)t_ios(tot));
-    T_CHECK(tot->dir[LB_READ].bytes == 3ull * 4096 * 1024, "total bytes %llu",
-            (unsigned long long)tot->dir[LB_READ].bytes);
-    T_CHECK(tot->dir[LB_READ].bs_min == 4096 && tot->dir[LB_READ].bs_max == 4096,
-            "bs seen %llu..%llu", (unsigned long long)tot->dir[LB_READ].bs_min,
-            (unsigned long long)tot->dir[LB_READ].bs_max);
-    T_CHECK(lb_hist_count(tot->dir[LB_READ].clat) == 3072, "clat count %llu",
-            (unsigned long long)lb_hist_count(tot->dir[LB_READ].clat));
-    T_CHECK(tot->clones == 3, "clones %u", tot->clones);
-    T_CHECK(tot->err.count == 0, "errors %llu", (unsigned long long)tot->err.count);
-    T_CHECK(count_entries(dir) == 0, "files were created in %s", dir);
-    T_CHECK(count_entries(".") == cwd_before, "files were created in the current directory");
+    CHECK(t_ios(tot) == 3072, "total %llu I/Os", (unsigned long long)t_ios(tot));
+    CHECK(tot->dir[LB_READ].bytes == 3ull * 4096 * 1024, "total bytes %llu",
+          (unsigned long long)tot->dir[LB_READ].bytes);
+    CHECK(tot->dir[LB_READ].bs_min == 4096 && tot->dir[LB_READ].bs_max == 4096,
+          "bs seen %llu..%llu", (unsigned long long)tot->dir[LB_READ].bs_min,
+          (unsigned long long)tot->dir[LB_READ].bs_max);
+    CHECK(lb_hist_count(tot->dir[LB_READ].clat) == 3072, "clat count %llu",
+          (unsigned long long)lb_hist_count(tot->dir[LB_READ].clat));
+    CHECK(tot->clones == 3, "clones %u", tot->clones);
+    CHECK(tot->err.count == 0, "errors %llu", (unsigned long long)tot->err.count);
+    CHECK(count_entries(dir) == 0, "files were created in %s", dir);
+    CHECK(count_entries(".") == cwd_before, "files were created in the current directory");
     lb_run_free(r);
     lb_job_free(&job);
-    return t_failures ? 1 : 0;
+    return failures ? 1 : 0;
 }

@@ -131,14 +131,14 @@ static void bounded(const char *engine, const char *depth, const char *extra)
         fprintf(stderr, "skipped: %s\n", engine);
         return;
     }
-    T_CHECK(ret == 0, "%s: the run failed", engine);
-    T_CHECK(s.open_max >= 1 && s.open_max <= 4, "%s: %u files open at once", engine,
-            s.open_max);
-    T_CHECK(files_used(&s, 64) == 64, "%s: %u of 64 files read", engine, files_used(&s, 64));
-    T_CHECK(t.dir[LB_READ].ios == 128 && t.err.count == 0 && t.dir[LB_READ].short_ios == 0,
-            "%s: %llu reads, %llu short, %llu errors (%s)", engine,
-            (unsigned long long)t.dir[LB_READ].ios, (unsigned long long)t.dir[LB_READ].short_ios,
-            (unsigned long long)t.err.count, t.err.first_msg);
+    CHECK(ret == 0, "%s: the run failed", engine);
+    CHECK(s.open_max >= 1 && s.open_max <= 4, "%s: %u files open at once", engine,
+          s.open_max);
+    CHECK(files_used(&s, 64) == 64, "%s: %u of 64 files read", engine, files_used(&s, 64));
+    CHECK(t.dir[LB_READ].ios == 128 && t.err.count == 0 && t.dir[LB_READ].short_ios == 0,
+          "%s: %llu reads, %llu short, %llu errors (%s)", engine,
+          (unsigned long long)t.dir[LB_READ].ios, (unsigned long long)t.dir[LB_READ].short_ios,
+          (unsigned long long)t.err.count, t.err.first_msg);
     lb_stats_release(&t);
 }
 
@@ -155,11 +155,11 @@ static void end_fsync(void)
           "filesize=8k", "openfiles=2", "end_fsync=1", dop, NULL);
     if (run_traced(&job, &s, &t, NULL, 0))
         exit(1);
-    T_CHECK(s.open_max <= 2, "end_fsync: %u files open at once", s.open_max);
-    T_CHECK(t.dir[LB_WRITE].ios == 16 && t.fsyncs == 8 && t.err.count == 0,
-            "end_fsync: %llu writes, %llu fsyncs, %llu errors (%s)",
-            (unsigned long long)t.dir[LB_WRITE].ios, (unsigned long long)t.fsyncs,
-            (unsigned long long)t.err.count, t.err.first_msg);
+    CHECK(s.open_max <= 2, "end_fsync: %u files open at once", s.open_max);
+    CHECK(t.dir[LB_WRITE].ios == 16 && t.fsyncs == 8 && t.err.count == 0,
+          "end_fsync: %llu writes, %llu fsyncs, %llu errors (%s)",
+          (unsigned long long)t.dir[LB_WRITE].ios, (unsigned long long)t.fsyncs,
+          (unsigned long long)t.err.count, t.err.first_msg);
     lb_stats_release(&t);
 }
 
@@ -196,13 +196,13 @@ static void open_fails(void)
     while (!ret && (ret = lb_run_next_interval(r, &iv)) == 1)
         ret = 0;
     ret = ret ?: lb_run_wait(r);
-    T_CHECK(ret == 0, "a failed open failed the run: %s", lb_run_error(r));
+    CHECK(ret == 0, "a failed open failed the run: %s", lb_run_error(r));
     t = lb_run_total(r);
-    T_CHECK(t && t->err.count == 1 && t->err.first_errno == ENOENT &&
-            strstr(t->err.first_msg, "cannot open ") && strstr(t->err.first_msg, "of.0.3") &&
-            t->dir[LB_READ].ios == 3, "a failed open: %llu errors, errno %d, '%s', %llu reads",
-            t ? (unsigned long long)t->err.count : 0ull, t ? t->err.first_errno : 0,
-            t ? t->err.first_msg : "", t ? (unsigned long long)t->dir[LB_READ].ios : 0ull);
+    CHECK(t && t->err.count == 1 && t->err.first_errno == ENOENT &&
+          strstr(t->err.first_msg, "cannot open ") && strstr(t->err.first_msg, "of.0.3") &&
+          t->dir[LB_READ].ios == 3, "a failed open: %llu errors, errno %d, '%s', %llu reads",
+          t ? (unsigned long long)t->err.count : 0ull, t ? t->err.first_errno : 0,
+          t ? t->err.first_msg : "", t ? (unsigned long long)t->dir[LB_READ].ios : 0ull);
     lb_run_free(r);
 }
 
@@ -225,29 +225,29 @@ static void create_on_open(const char *rw)
           "create_on_open=1", "file_service_type=random", dop, NULL);
     if (run_traced(&job, &s, &t, NULL, 0))
         exit(1);
-    T_CHECK(s.early == 0, "create_on_open %s: %u files existed before their first I/O", rw,
-            s.early);
+    CHECK(s.early == 0, "create_on_open %s: %u files existed before their first I/O", rw,
+          s.early);
     for (unsigned i = 0; i < 8; i++) {
         char path[600];
         struct stat st;
 
         snprintf(path, sizeof(path), "%s/of.0.%u", sub, i);
-        T_CHECK(stat(path, &st) == 0 && st.st_size == (reads ? 0 : 16384),
-                "create_on_open %s: %s is missing or of the wrong size", rw, path);
-        T_CHECK(lb_file_is_ours(path) == 1, "create_on_open %s: %s is not marked", rw, path);
+        CHECK(stat(path, &st) == 0 && st.st_size == (reads ? 0 : 16384),
+              "create_on_open %s: %s is missing or of the wrong size", rw, path);
+        CHECK(lb_file_is_ours(path) == 1, "create_on_open %s: %s is not marked", rw, path);
     }
     if (reads)
-        T_CHECK(t.dir[LB_READ].ios == 32 && t.dir[LB_READ].short_ios == 32 &&
-                t.dir[LB_READ].bytes == 0 && t.err.count == 0,
-                "create_on_open reads: %llu ios, %llu short, %llu bytes, %llu errors",
-                (unsigned long long)t.dir[LB_READ].ios,
-                (unsigned long long)t.dir[LB_READ].short_ios,
-                (unsigned long long)t.dir[LB_READ].bytes, (unsigned long long)t.err.count);
+        CHECK(t.dir[LB_READ].ios == 32 && t.dir[LB_READ].short_ios == 32 &&
+              t.dir[LB_READ].bytes == 0 && t.err.count == 0,
+              "create_on_open reads: %llu ios, %llu short, %llu bytes, %llu errors",
+              (unsigned long long)t.dir[LB_READ].ios,
+              (unsigned long long)t.dir[LB_READ].short_ios,
+              (unsigned long long)t.dir[LB_READ].bytes, (unsigned long long)t.err.count);
     else
-        T_CHECK(t.dir[LB_WRITE].ios == 32 && t.err.count == 0,
-                "create_on_open writes: %llu ios, %llu errors (%s)",
-                (unsigned long long)t.dir[LB_WRITE].ios, (unsigned long long)t.err.count,
-                t.err.first_msg);
+        CHECK(t.dir[LB_WRITE].ios == 32 && t.err.count == 0,
+              "create_on_open writes: %llu ios, %llu errors (%s)",
+              (unsigned long long)t.dir[LB_WRITE].ios, (unsigned long long)t.err.count,
+              t.err.first_msg);
     lb_stats_release(&t);
 }
 
@@ -277,13 +277,13 @@ static void low_limit(void)
     at = strstr(note, "at most ");
     if (at)
         bound = (unsigned)strtoul(at + 8, NULL, 10);
-    T_CHECK(strstr(note, "opening files lazily: 1200 files per clone") && bound >= 1 &&
-            bound < 256 && strstr(note, "(descriptor limit 256)"), "note: '%s'", note);
-    T_CHECK(s.open_max >= 1 && s.open_max <= bound, "%u files open at once, bound %u",
-            s.open_max, bound);
-    T_CHECK(t.dir[LB_READ].ios == 1200 && t.err.count == 0 && files_used(&s, 1200) == 1200,
-            "%llu reads of %u files, %llu errors (%s)", (unsigned long long)t.dir[LB_READ].ios,
-            files_used(&s, 1200), (unsigned long long)t.err.count, t.err.first_msg);
+    CHECK(strstr(note, "opening files lazily: 1200 files per clone") && bound >= 1 &&
+          bound < 256 && strstr(note, "(descriptor limit 256)"), "note: '%s'", note);
+    CHECK(s.open_max >= 1 && s.open_max <= bound, "%u files open at once, bound %u",
+          s.open_max, bound);
+    CHECK(t.dir[LB_READ].ios == 1200 && t.err.count == 0 && files_used(&s, 1200) == 1200,
+          "%llu reads of %u files, %llu errors (%s)", (unsigned long long)t.dir[LB_READ].ios,
+          files_used(&s, 1200), (unsigned long long)t.err.count, t.err.first_msg);
     lb_stats_release(&t);
 }
 
@@ -303,5 +303,5 @@ int main(void)
     create_on_open("randwrite");
     create_on_open("randread");
     low_limit();
-    return t_failures ? 1 : 0;
+    return failures ? 1 : 0;
 }

@@ -49,27 +49,27 @@ int main(void)
     file = t_path("data");
     if (run_one("write", file, &r))
         return 1;
-    T_CHECK(lb_run_laid_out(r) == 1u << 20, "laid out %llu bytes",
-            (unsigned long long)lb_run_laid_out(r));
-    T_CHECK(lb_run_total(r)->dir[LB_WRITE].ios == 256, "wrote %llu blocks",
-            (unsigned long long)lb_run_total(r)->dir[LB_WRITE].ios);
+    CHECK(lb_run_laid_out(r) == 1u << 20, "laid out %llu bytes",
+          (unsigned long long)lb_run_laid_out(r));
+    CHECK(lb_run_total(r)->dir[LB_WRITE].ios == 256, "wrote %llu blocks",
+          (unsigned long long)lb_run_total(r)->dir[LB_WRITE].ios);
     lb_run_free(r);
-    T_CHECK(stat(file, &st) == 0 && st.st_size == 1 << 20, "size %lld",
-            (long long)st.st_size);
-    T_CHECK(lb_file_is_ours(file) == 1, "the new file is not marked as ours");
-    T_CHECK(getxattr(file, LB_FILE_XATTR, val, sizeof(val)) == 1 ||
-            access(t_path(LB_FILE_MANIFEST), F_OK) == 0, "neither xattr nor manifest");
-    T_CHECK(zero_blocks(file) == 0, "%d blocks of zeros on disk", zero_blocks(file));
+    CHECK(stat(file, &st) == 0 && st.st_size == 1 << 20, "size %lld",
+          (long long)st.st_size);
+    CHECK(lb_file_is_ours(file) == 1, "the new file is not marked as ours");
+    CHECK(getxattr(file, LB_FILE_XATTR, val, sizeof(val)) == 1 ||
+          access(t_path(LB_FILE_MANIFEST), F_OK) == 0, "neither xattr nor manifest");
+    CHECK(zero_blocks(file) == 0, "%d blocks of zeros on disk", zero_blocks(file));
 
     if (run_one("read", file, &r))
         return 1;
-    T_CHECK(lb_run_laid_out(r) == 0, "laid out %llu bytes again",
-            (unsigned long long)lb_run_laid_out(r));
-    T_CHECK(lb_run_total(r)->dir[LB_READ].ios == 256, "read %llu blocks",
-            (unsigned long long)lb_run_total(r)->dir[LB_READ].ios);
+    CHECK(lb_run_laid_out(r) == 0, "laid out %llu bytes again",
+          (unsigned long long)lb_run_laid_out(r));
+    CHECK(lb_run_total(r)->dir[LB_READ].ios == 256, "read %llu blocks",
+          (unsigned long long)lb_run_total(r)->dir[LB_READ].ios);
     lb_run_free(r);
-    T_CHECK(stat(file, &st2) == 0 && st2.st_mtim.tv_sec == st.st_mtim.tv_sec &&
-            st2.st_mtim.tv_nsec == st.st_mtim.tv_nsec && st2.st_size == st.st_size,
-            "the read job changed the file");
-    return t_failures ? 1 : 0;
+    CHECK(stat(file, &st2) == 0 && st2.st_mtim.tv_sec == st.st_mtim.tv_sec &&
+          st2.st_mtim.tv_nsec == st.st_mtim.tv_nsec && st2.st_size == st.st_size,
+          "the read job changed the file");
+    return failures ? 1 : 0;
 }

@@ -11,11 +11,11 @@ static void stop_early(void)
 
     if (t_start_long(&job, "name=long", &r))
         lb_run_stop(r, "enough");
-    T_CHECK(t_finish(r) == 0, "wait");
-    T_CHECK(lb_run_stopped_by(r) && strcmp(lb_run_stopped_by(r), "enough") == 0,
-            "stopped_by %s", lb_run_stopped_by(r) ? lb_run_stopped_by(r) : "(none)");
-    T_CHECK(lb_run_total(r)->runtime_ns < 30000000000ull, "the run did not stop early");
-    T_CHECK(!lb_run_partial(r), "a stop is not an interruption");
+    CHECK(t_finish(r) == 0, "wait");
+    CHECK(lb_run_stopped_by(r) && strcmp(lb_run_stopped_by(r), "enough") == 0,
+          "stopped_by %s", lb_run_stopped_by(r) ? lb_run_stopped_by(r) : "(none)");
+    CHECK(lb_run_total(r)->runtime_ns < 30000000000ull, "the run did not stop early");
+    CHECK(!lb_run_partial(r), "a stop is not an interruption");
     lb_run_free(r);
     lb_job_free(&job);
 }
@@ -30,11 +30,11 @@ static void ramp_excluded(void)
           "time_based=1", "runtime=500ms", "ramp_time=1s", NULL);
     r = t_run_one(&job);
     s = lb_run_total(r);
-    T_CHECK(s->dir[LB_READ].ios > 50 && s->dir[LB_READ].ios < 1000,
-            "%llu I/Os counted", (unsigned long long)s->dir[LB_READ].ios);
-    T_CHECK(s->runtime_ns >= 500000000ull && s->runtime_ns < 1500000000ull,
-            "runtime %llu ns", (unsigned long long)s->runtime_ns);
-    T_CHECK(lb_run_stopped_by(r) == NULL, "stopped_by set without a stop");
+    CHECK(s->dir[LB_READ].ios > 50 && s->dir[LB_READ].ios < 1000,
+          "%llu I/Os counted", (unsigned long long)s->dir[LB_READ].ios);
+    CHECK(s->runtime_ns >= 500000000ull && s->runtime_ns < 1500000000ull,
+          "runtime %llu ns", (unsigned long long)s->runtime_ns);
+    CHECK(lb_run_stopped_by(r) == NULL, "stopped_by set without a stop");
     lb_run_free(r);
     lb_job_free(&job);
 }
@@ -43,5 +43,5 @@ int main(void)
 {
     stop_early();
     ramp_excluded();
-    return t_failures ? 1 : 0;
+    return failures ? 1 : 0;
 }

@@ -11,13 +11,13 @@ int main(void)
     t_dir_make("threads");
     t_job(&job, "name=many", "ioengine=null", "bs=4k", "size=4k", "numjobs=1024", NULL);
     r = t_run_one(&job);
-    T_CHECK(t_ios(lb_run_total(r)) == 1024, "%llu I/Os",
-            (unsigned long long)t_ios(lb_run_total(r)));
-    T_CHECK(lb_run_total(r)->clones == 1024, "%u clones", lb_run_total(r)->clones);
+    CHECK(t_ios(lb_run_total(r)) == 1024, "%llu I/Os",
+          (unsigned long long)t_ios(lb_run_total(r)));
+    CHECK(lb_run_total(r)->clones == 1024, "%u clones", lb_run_total(r)->clones);
     for (size_t c = 0; c < 1024; c++)
         ones += t_ios(lb_run_clone_stats(r, 0, c)) == 1;
-    T_CHECK(ones == 1024, "%u clones did exactly one I/O", ones);
+    CHECK(ones == 1024, "%u clones did exactly one I/O", ones);
     lb_run_free(r);
     lb_job_free(&job);
-    return t_failures ? 1 : 0;
+    return failures ? 1 : 0;
 }

@@ -20,18 +20,18 @@ int main(void)
     t0 = lb_clock_now();
     r = t_run_one(&job);
     s = lb_run_total(r);
-    T_CHECK(lb_clock_now() - t0 < 15000000000ull, "the run took %.1f s",
-            (lb_clock_now() - t0) / 1e9);
-    T_CHECK(s->err.timeouts == 1, "%llu timeouts", (unsigned long long)s->err.timeouts);
+    CHECK(lb_clock_now() - t0 < 15000000000ull, "the run took %.1f s",
+          (lb_clock_now() - t0) / 1e9);
+    CHECK(s->err.timeouts == 1, "%llu timeouts", (unsigned long long)s->err.timeouts);
     snprintf(want, sizeof(want), "read of %s at offset 0", t_path("stuck"));
-    T_CHECK(strstr(s->err.first_msg, "I/O stuck for") && strstr(s->err.first_msg, want),
-            "first message '%s'", s->err.first_msg);
-    T_CHECK(strcmp(s->err.first_file, t_path("stuck")) == 0 && s->err.first_offset == 0,
-            "first file %s offset %llu", s->err.first_file,
-            (unsigned long long)s->err.first_offset);
-    T_CHECK(lb_run_stopped_by(r) && strcmp(lb_run_stopped_by(r), "io_timeout") == 0,
-            "stopped_by %s", lb_run_stopped_by(r) ? lb_run_stopped_by(r) : "(none)");
+    CHECK(strstr(s->err.first_msg, "I/O stuck for") && strstr(s->err.first_msg, want),
+          "first message '%s'", s->err.first_msg);
+    CHECK(strcmp(s->err.first_file, t_path("stuck")) == 0 && s->err.first_offset == 0,
+          "first file %s offset %llu", s->err.first_file,
+          (unsigned long long)s->err.first_offset);
+    CHECK(lb_run_stopped_by(r) && strcmp(lb_run_stopped_by(r), "io_timeout") == 0,
+          "stopped_by %s", lb_run_stopped_by(r) ? lb_run_stopped_by(r) : "(none)");
     lb_run_free(r);
     lb_job_free(&job);
-    return t_failures ? 1 : 0;
+    return failures ? 1 : 0;
 }

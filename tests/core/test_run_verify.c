@@ -36,20 +36,20 @@ static void check(const char *file, const char *kind)
 
     if (run(file, kind, "verify_only=0", &s))
         exit(1);
-    T_CHECK(s.err.verify_errors == 0 && s.err.count == 0, "%s: %llu verify errors: %s", kind,
-            (unsigned long long)s.err.verify_errors, s.err.first_msg);
-    T_CHECK(s.dir[LB_WRITE].ios == 256 && s.dir[LB_READ].ios == 256,
-            "%s: %llu writes, %llu verify reads", kind,
-            (unsigned long long)s.dir[LB_WRITE].ios, (unsigned long long)s.dir[LB_READ].ios);
+    CHECK(s.err.verify_errors == 0 && s.err.count == 0, "%s: %llu verify errors: %s", kind,
+          (unsigned long long)s.err.verify_errors, s.err.first_msg);
+    CHECK(s.dir[LB_WRITE].ios == 256 && s.dir[LB_READ].ios == 256,
+          "%s: %llu writes, %llu verify reads", kind,
+          (unsigned long long)s.dir[LB_WRITE].ios, (unsigned long long)s.dir[LB_READ].ios);
     lb_stats_release(&s);
 
     if (run(file, kind, "verify_only=1", &s))
         exit(1);
-    T_CHECK(s.err.verify_errors == 0, "%s: verify_only of good data: %s", kind,
-            s.err.first_msg);
-    T_CHECK(s.dir[LB_WRITE].ios == 0 && s.dir[LB_READ].ios == 256, "%s: verify_only did "
-            "%llu writes, %llu reads", kind, (unsigned long long)s.dir[LB_WRITE].ios,
-            (unsigned long long)s.dir[LB_READ].ios);
+    CHECK(s.err.verify_errors == 0, "%s: verify_only of good data: %s", kind,
+          s.err.first_msg);
+    CHECK(s.dir[LB_WRITE].ios == 0 && s.dir[LB_READ].ios == 256, "%s: verify_only did "
+          "%llu writes, %llu reads", kind, (unsigned long long)s.dir[LB_WRITE].ios,
+          (unsigned long long)s.dir[LB_READ].ios);
     lb_stats_release(&s);
 
     corrupt(file, 40960 + 1000);
@@ -57,11 +57,11 @@ static void check(const char *file, const char *kind)
         exit(1);
     snprintf(want, sizeof(want), "verify: %s mismatch in %s at offset 40960 (block 10): "
              "expected ", kind, file);
-    T_CHECK(s.err.verify_errors >= 1, "%s: the corruption was not found", kind);
-    T_CHECK(strncmp(s.err.first_msg, want, strlen(want)) == 0, "%s: message '%s'", kind,
-            s.err.first_msg);
-    T_CHECK(s.err.first_offset == 40960, "%s: first offset %llu", kind,
-            (unsigned long long)s.err.first_offset);
+    CHECK(s.err.verify_errors >= 1, "%s: the corruption was not found", kind);
+    CHECK(strncmp(s.err.first_msg, want, strlen(want)) == 0, "%s: message '%s'", kind,
+          s.err.first_msg);
+    CHECK(s.err.first_offset == 40960, "%s: first offset %llu", kind,
+          (unsigned long long)s.err.first_offset);
     lb_stats_release(&s);
 }
 
@@ -70,5 +70,5 @@ int main(void)
     t_dir_make("verify");
     check(t_path("crc"), "crc32c");
     check(t_path("md5"), "md5");
-    return t_failures ? 1 : 0;
+    return failures ? 1 : 0;
 }
