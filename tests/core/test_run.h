@@ -2,7 +2,8 @@
  * Shared by the run loop tests (test_run_*.c): a scratch directory under
  * /dev/shm made with mkdtemp and removed at the end, jobs built from fio
  * option strings, a run driven from start to results (or a long one to
- * end early), and small file helpers (size, mtime, checksum, xattr).
+ * end early), the file engines a test repeats over, and small file helpers
+ * (size, mtime, checksum, xattr).
  * Static functions only: each test is one executable.
  */
 #ifndef LB_TEST_RUN_H
@@ -17,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "engine.h"
 #include "options.h"
 #include "run.h"
 #include "shm_dir.h"
@@ -51,6 +53,23 @@ static inline char *t_path(const char *name)
     i = (i + 1) % 8;
     snprintf(buf[i], sizeof(buf[i]), "%s/%s", t_dir, name);
     return buf[i];
+}
+
+/* The file engines a behaviour is checked over (liburing's
+ * FOR_ALL_TEST_CONFIGS habit): a test loops over them and skips, with the
+ * reason on stderr, each one t_engine_runs says this kernel refuses. */
+static const char *const t_engines[] = { "psync", "libaio", "io_uring" };
+#define T_NENGINES (sizeof(t_engines) / sizeof(t_engines[0]))
+
+static inline bool t_engine_runs(const char *name)
+{
+    const struct lb_engine_ops *ops = lb_engine_find(name);
+    char why[256] = "";
+
+    if (ops && lb_engine_probe(ops, why, sizeof(why)) == 0)
+        return true;
+    fprintf(stderr, "SKIP %s: %s\n", name, ops ? why : "no such engine");
+    return false;
 }
 
 /* A job from "key=value" pairs, NULL-terminated; exits on a bad option. */
@@ -135,22 +154,36 @@ static inline int t_run_total(struct lb_job *job, struct lb_stats *out)
     return 0;
 }
 
-/* Starts a 60 s null-engine job (named by "name=...") reporting every
- * 100 ms, for a test that ends it early; exits 1 when it cannot start.
- * Returns 1 once the first interval is in, 0 when the run ended before. */
-static inline int t_start_long(struct lb_job *job, const char *name, struct lb_run **out)
+/* Starts a 60 s job (named by "name=...") reporting every 100 ms, for a
+ * test that ends it early: over the null engine (100 us per I/O), or over
+ * a file engine reading a 1 MiB file of the scratch directory; exits 1
+ * when it cannot start.  Returns 1 once the first interval is in, 0 when
+ * the run ended before. */
+static inline int t_start_long_on(struct lb_job *job, const char *name, const char *engine,
+                                  struct lb_run **out)
 {
     const struct lb_interval *iv;
-    char err[512];
+    char err[512], eop[64], fop[600];
 
-    t_job(job, name, "ioengine=null", "null_lat=100000", "size=64m",
-          "time_based=1", "runtime=60s", "interval=100ms", NULL);
+    snprintf(eop, sizeof(eop), "ioengine=%s", engine);
+    snprintf(fop, sizeof(fop), "filename=%s", t_path(engine));
+    if (strcmp(engine, "null") == 0)
+        t_job(job, name, eop, "null_lat=100000", "size=64m",
+              "time_based=1", "runtime=60s", "interval=100ms", NULL);
+    else
+        t_job(job, name, eop, fop, "size=1m",
+              "time_based=1", "runtime=60s", "interval=100ms", NULL);
     if (lb_run_new(out, job, 1, err, sizeof(err)) || lb_run_prepare(*out) ||
         lb_run_start(*out)) {
         fprintf(stderr, "FAIL: %s\n", err);
         exit(1);
     }
     return lb_run_next_interval(*out, &iv) == 1;
+}
+
+static inline int t_start_long(struct lb_job *job, const char *name, struct lb_run **out)
+{
+    return t_start_long_on(job, name, "null", out);
 }
 
 /* Drains the intervals left and waits for the run: lb_run_wait's result. */

@@ -1,21 +1,23 @@
 /* Description: lb_run_stop from the main thread after the first interval
- * ends a 60 s run early with stopped_by set to the reason; I/O done during
+ * ends a 60 s run early with stopped_by set to the reason (over the null
+ * engine and over each file engine, psync, libaio, io_uring); I/O done during
  * ramp_time is not counted (with null_lat=1ms, runtime=500ms and
  * ramp_time=1s the run counts about 500 I/Os, not 1500). */
 #include "test_run.h"
 
-static void stop_early(void)
+static void stop_early(const char *engine)
 {
     struct lb_job job;
     struct lb_run *r;
 
-    if (t_start_long(&job, "name=long", &r))
+    if (t_start_long_on(&job, "name=long", engine, &r))
         lb_run_stop(r, "enough");
-    CHECK(t_finish(r) == 0, "wait");
+    CHECK(t_finish(r) == 0, "%s: wait", engine);
     CHECK(lb_run_stopped_by(r) && strcmp(lb_run_stopped_by(r), "enough") == 0,
-          "stopped_by %s", lb_run_stopped_by(r) ? lb_run_stopped_by(r) : "(none)");
-    CHECK(lb_run_total(r)->runtime_ns < 30000000000ull, "the run did not stop early");
-    CHECK(!lb_run_partial(r), "a stop is not an interruption");
+          "%s: stopped_by %s", engine, lb_run_stopped_by(r) ? lb_run_stopped_by(r) : "(none)");
+    CHECK(lb_run_total(r)->runtime_ns < 30000000000ull, "%s: the run did not stop early",
+          engine);
+    CHECK(!lb_run_partial(r), "%s: a stop is not an interruption", engine);
     lb_run_free(r);
     lb_job_free(&job);
 }
@@ -41,7 +43,11 @@ static void ramp_excluded(void)
 
 int main(void)
 {
-    stop_early();
+    t_dir_make("stop");
+    stop_early("null");
+    for (size_t i = 0; i < T_NENGINES; i++)
+        if (t_engine_runs(t_engines[i]))
+            stop_early(t_engines[i]);
     ramp_excluded();
     return failures ? 1 : 0;
 }
