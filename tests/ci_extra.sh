@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # The checks CI runs after the README's test command (.ci/run calls this
 # from the source root):
+#   0. build-werror-*: gcc and clang, each at -O2 and -O3, with -Werror: the
+#      build must be warning-free (a build only, no tests; build-werror-*
+#      are removed after);
 #   1. build-asan: clang, AddressSanitizer + UndefinedBehaviorSanitizer
 #      (leaks checked, except in the MPI test: Open MPI's own leaks), the
 #      libFuzzer targets beside; the whole ctest suite, which replays each
@@ -29,6 +32,21 @@ stage() { t_stage=$(date +%s); echo "=== ci_extra: $*"; }
 done_stage() { echo "=== ci_extra: $1 took $(($(date +%s) - t_stage)) s"; }
 
 command -v "$cc" >/dev/null || { echo "ci_extra: $cc not found (the README installs clang)" >&2; exit 1; }
+
+for wcc in gcc clang; do
+  command -v "$wcc" >/dev/null || { echo "ci_extra: $wcc not found" >&2; exit 1; }
+  for opt in -O2 -O3; do
+    stage "$wcc $opt -Werror build (build-werror-$wcc$opt)"
+    dir=build-werror-$wcc$opt
+    CC=$wcc cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS_RELEASE="$opt" \
+      -DCMAKE_C_FLAGS=-Werror >/dev/null
+    cmake --build "$dir" -j"$jobs" >"$dir.log" 2>&1 ||
+      { grep -E -A4 'warning:|error:' "$dir.log" | head -n 60 >&2
+        echo "ci_extra: $wcc $opt -Werror build failed" >&2; exit 1; }
+    rm -rf "$dir" "$dir.log"
+    done_stage "$wcc $opt -Werror build"
+  done
+done
 
 stage "AddressSanitizer + UndefinedBehaviorSanitizer build (build-asan)"
 CC=$cc cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo \

@@ -56,6 +56,7 @@ static void lb_clock_pair(uint64_t *ticks, uint64_t *ns)
 {
     uint64_t best = UINT64_MAX;
 
+    *ticks = *ns = 0;            /* the first of the five pairs sets them */
     for (int i = 0; i < 5; i++) {
         uint64_t t0 = lb_clock_ticks();
         uint64_t n = lb_clock_mono_ns();

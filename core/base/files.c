@@ -337,6 +337,11 @@ int lb_file_open(const char *path, bool write, bool direct, char *err, unsigned 
     return fd;
 }
 
+void lb_file_errmsg(char *buf, size_t len, const char *what, const char *path, int err)
+{
+    snprintf(buf, len, "%s %s: %s", what, path, strerror(-err));
+}
+
 int lb_tree_dir(char *buf, size_t len, const char *dir, uint64_t d)
 {
     int n = snprintf(buf, len, "%s/d%04llu", dir, (unsigned long long)d);

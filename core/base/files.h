@@ -51,6 +51,9 @@ unsigned lb_file_direct_align(int fd, const struct stat *st);
 /* Opens path for I/O (O_RDWR when write, O_DIRECT when direct).  The fd,
  * or -errno with a message naming the path in err. */
 int lb_file_open(const char *path, bool write, bool direct, char *err, unsigned errlen);
+/* "what path: strerror(-err)" into buf, cut to len bytes (a path near
+ * PATH_MAX does not fit a one-line message). */
+void lb_file_errmsg(char *buf, size_t len, const char *what, const char *path, int err);
 
 /* Path of file i in a tree of fanout files per directory (0: flat):
  * DIR/dNNNN/PREFIXNNNN.SUFFIX with `width` digits at least.  Returns the

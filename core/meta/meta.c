@@ -104,8 +104,7 @@ static void meta_fail(struct meta_run *r, const char *what, const char *path, in
     pthread_mutex_lock(&r->mu);
     if (r->err == 0) {
         r->err = err;
-        snprintf(r->res->err, sizeof r->res->err, "%s %s: %s", what, path,
-                 strerror(-err));
+        lb_file_errmsg(r->res->err, sizeof r->res->err, what, path, err);
     }
     pthread_mutex_unlock(&r->mu);
     atomic_store(&r->stop, 1);

@@ -115,8 +115,7 @@ static void run_fail(struct train_run *r, int err, const char *msg,
         if (msg)
             snprintf(r->res->err, sizeof r->res->err, "%s", msg);
         else
-            snprintf(r->res->err, sizeof r->res->err, "%s %s: %s", what, path,
-                     strerror(-err));
+            lb_file_errmsg(r->res->err, sizeof r->res->err, what, path, err);
     }
     pthread_mutex_unlock(&r->mu);
     run_stop(r);
