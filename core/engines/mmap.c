@@ -4,7 +4,10 @@
  * msync.  The mapping is writable only when the file was opened O_RDWR.
  * Reads stop at end of file (a short count, never SIGBUS); a write past
  * end of file first extends the file inside the mapped region.  Trim
- * punches a hole through the descriptor.  Per-file state lives in f->eng.
+ * punches a hole through the descriptor.  The mapping itself is f->map
+ * and f->map_len (struct lb_file, engine.h); what else the engine keeps
+ * per file (struct mmap_file: where the mapping starts, the size it knows,
+ * whether it may write) lives in f->eng.
  */
 #include <errno.h>
 #include <fcntl.h>

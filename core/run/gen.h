@@ -16,7 +16,6 @@
 
 #include "run/run_int.h"
 
-/* gen.c */
 /* Seeds and sets up w->gen from the job.  0 or -EINVAL (a bad
  * random_distribution parameter). */
 int lb_gen_setup(struct lb_worker *w);

@@ -81,82 +81,101 @@ struct lb_bsw {                  /* bssplit, cumulative weights */
 
 struct lb_worker {
     struct lb_run *run;
-    const struct lb_job *job;
+    const struct lb_job *job;    /* the run's copy of the clone's job */
     const struct lb_engine_ops *eng;
-    unsigned job_index, clone, id;
+    unsigned job_index, clone, id;   /* job in the run, clone in the job, worker in the run */
     bool sync, nofiles, writes;  /* engine kind; opens files for writing */
     unsigned dirs;               /* bit per direction the clone may do */
     /* thread */
     pthread_t tid;
     bool started, joined, abandoned;       /* main */
     int setup_err;                         /* run->mu after ready */
-    char setup_msg[256];
+    char setup_msg[256];         /* why setup failed (setup_err) */
     /* files */
-    struct lb_file *files;
-    struct lb_wfile *wf, *wf_snap, *wf_tmp;
-    struct lb_dist *dist;
+    struct lb_file *files;       /* nfiles, in the job's order */
+    struct lb_wfile *wf, *wf_snap, *wf_tmp;  /* positions; kept at pass start
+                                    for the verify replay; swap space */
+    struct lb_dist *dist;        /* per file: skewed random_distribution */
     unsigned nfiles;
     unsigned open_max;           /* files opened at first use, at most this many
                                     open (openfiles.c); 0: all, at setup */
     struct lb_ofiles *of;        /* with open_max: the open ones */
     /* engine and I/O slots */
-    void *priv;
-    bool engine_up;
-    struct lb_engine_cfg cfg;
-    char why[200];
-    unsigned depth, batch, cmin, cmax, inflight, nfree;
-    struct lb_io *ios, **evs, **freeq, **queued, *pending, sync_io;
-    uint8_t *busy;
-    void *bufs;
+    void *priv;                  /* the engine's per-worker state */
+    bool engine_up;              /* init succeeded: cleanup is due */
+    struct lb_engine_cfg cfg;    /* what the engine was started with */
+    char why[200];               /* the engine's reason when init fails */
+    unsigned depth, batch, cmin, cmax;     /* iodepth, iodepth_batch_submit,
+                                    _complete_min, _complete_max (clamped) */
+    unsigned inflight, nfree;    /* I/Os submitted and not reaped; free slots */
+    struct lb_io *ios;           /* depth slots, each with its buffer */
+    struct lb_io **evs;          /* getevents' completions */
+    struct lb_io **freeq;        /* free slots, a stack of nfree */
+    struct lb_io **queued;       /* queued, not yet committed */
+    struct lb_io *pending;       /* generated, waiting for its file (GEN_BUSY) */
+    struct lb_io sync_io;        /* the slot of an fsync or fdatasync */
+    uint8_t *busy;               /* per slot: submitted (the watchdog's oldest) */
+    void *bufs;                  /* depth buffers of buf_len, 4 KiB aligned */
     size_t buf_len;
-    struct lb_file *sync_due;
-    uint32_t sync_every, wsince;
-    int sync_op;
+    struct lb_file *sync_due;    /* fsync this file once nothing is in flight */
+    uint32_t sync_every, wsince; /* fsync/fdatasync every N writes; writes since */
+    int sync_op;                 /* LB_SYNC_OP or LB_DATASYNC_OP */
     /* generator */
-    struct lb_gen gen, gen_snap, gen_tmp;
-    uint32_t pass, loops;
-    bool time_based, verify_writes, check_reads, gen_failed;
+    struct lb_gen gen, gen_snap, gen_tmp;  /* now; at pass start; swap space */
+    uint32_t pass, loops;        /* passes done; the job's loops */
+    bool time_based;
+    bool verify_writes;          /* each pass is replayed as checked reads */
+    bool check_reads;            /* reads are checked (replay, verify_only) */
+    bool gen_failed;             /* the op source failed */
     struct lb_bsw bsw[LB_DDIR_N][LB_BSSPLIT_MAX];
-    uint32_t nbsw[LB_DDIR_N], bs_lo[LB_DDIR_N], bs_hi[LB_DDIR_N];
-    uint32_t seen_min[LB_DDIR_N], seen_max[LB_DDIR_N];
+    uint32_t nbsw[LB_DDIR_N];    /* bssplit entries; 0: bsrange */
+    uint32_t bs_lo[LB_DDIR_N], bs_hi[LB_DDIR_N];     /* bsrange */
+    uint32_t seen_min[LB_DDIR_N], seen_max[LB_DDIR_N];  /* block sizes issued */
     const struct lb_opsrc_ops *opsrc;
     void *opstate;
-    struct lb_op *ops;
-    unsigned nops, opi;
-    uint64_t opn;
+    struct lb_op *ops;           /* LB_OPBATCH from the op source */
+    unsigned nops, opi;          /* ops filled; the next one */
+    uint64_t opn;                /* ops taken, for messages */
     struct lb_verify_cfg vcfg;
-    uint64_t vseed;
+    uint64_t vseed;              /* seed of the buffers, the verify payloads and
+                                    the op source */
     /* pacing */
-    bool paced;
+    bool paced;                  /* rate, rate_iops or thinktime set */
     uint64_t next_issue[LB_DDIR_N], gap_ns[LB_DDIR_N], rate_bps[LB_DDIR_N];
-    bool poisson;
+                                 /* per direction: earliest next I/O; rate_iops
+                                    gap; rate */
+    bool poisson;                /* rate_process=poisson */
     struct lb_rng rng_pace;      /* poisson gaps: apart from the replayed streams */
-    uint64_t think_ns, think_every, think_count;
+    uint64_t think_ns, think_every, think_count;   /* thinktime, _blocks; I/Os */
     /* measurement */
-    bool measuring, cslow;
-    uint64_t next_event, ramp_end, deadline, t_measure, t_end;
-    uint64_t iv_len, iv_next, t0;
-    uint32_t iv_k;
+    bool measuring;              /* past the ramp */
+    bool cslow;                  /* completions take complete_slow */
+    uint64_t next_event;         /* clock ns: the earliest of the three below */
+    uint64_t ramp_end, deadline, t_measure, t_end;  /* clock ns; measured
+                                    phase from t_measure to t_end */
+    uint64_t iv_len, iv_next, t0;  /* interval length, next boundary; the
+                                    intervals' origin (run->t0) */
+    uint32_t iv_k;               /* the interval being recorded */
     struct lb_hist *iv_clat[LB_DDIR_N];
-    uint64_t iv_ios[LB_DDIR_N], iv_bytes[LB_DDIR_N];
-    struct lb_stats st;
+    uint64_t iv_ios[LB_DDIR_N], iv_bytes[LB_DDIR_N];   /* this interval's */
+    struct lb_stats st;          /* the clone's result */
     struct lb_stats st_lost;     /* main: the result of an abandoned thread */
-    struct rusage ru0;
-    const volatile int *stopp;
-    unsigned intr0;
+    struct rusage ru0;           /* at the start of measurement */
+    const volatile int *stopp;   /* &run->stop */
+    unsigned intr0;              /* lb_interrupt_gen when the run began */
     lb_run_trace_fn trace;
     void *trace_arg;
     /* I/O watchdog: the oldest outstanding I/O (atomic) */
-    uint64_t tmo_ns;
-    _Atomic uint64_t pub_start, pub_off;
+    uint64_t tmo_ns;             /* io_timeout; 0: no watchdog */
+    _Atomic uint64_t pub_start, pub_off;   /* its queue time (0: none), offset */
     _Atomic uint32_t pub_file, pub_ddir;
     /* run->mu */
     uint32_t published;          /* intervals < published are handed over */
-    bool ready, done;
-    struct lb_ivnode *spare;
+    bool ready, done;            /* setup over; everything handed over */
+    struct lb_ivnode *spare;     /* nodes the main thread gave back */
     /* main */
-    uint64_t tmo_seen;
-    struct lb_err_stats tmo;
+    uint64_t tmo_seen;           /* pub_start already counted as a timeout */
+    struct lb_err_stats tmo;     /* timeouts seen by the watchdog */
 };
 
 struct lb_jobrun {
