@@ -32,6 +32,7 @@
 #include "engine.h"
 #include "job.h"
 #include "gen.h"
+#include "host.h"
 #include "lb.h"
 
 #define BUF_MT "lb.genbuf"

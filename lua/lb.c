@@ -8,7 +8,6 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +20,7 @@
 #include "hist.h"
 #include "options.h"
 #include "run.h"
+#include "host.h"
 #include "lb.h"
 #include "result.h"
 #include "mpi.h"
@@ -28,27 +28,6 @@
 
 #define JOBS_MT "lb.jobs"
 #define RUN_MT "lb.runguard"
-
-/* The message of the last bad-input error is kept in the registry; the
- * host exits 2 when the error that ends the script carries it (an error a
- * script caught with pcall does not change how a later one exits). */
-int lb_usage_raise(lua_State *L)
-{
-    lua_pushvalue(L, -1);
-    lua_setfield(L, LUA_REGISTRYINDEX, LB_USAGE_KEY);
-    return lua_error(L);
-}
-
-int lb_usage_error(lua_State *L, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    luaL_where(L, 1);
-    lua_pushvfstring(L, fmt, ap);
-    va_end(ap);
-    lua_concat(L, 2);
-    return lb_usage_raise(L);
-}
 
 /* ---- jobs: a userdata array of struct lb_job, freed by __gc ---- */
 

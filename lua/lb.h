@@ -9,26 +9,6 @@
 #include <lua.h>
 #include <lauxlib.h>
 
-/* Process-wide settings from the command line. */
-struct lb_host {
-    int quiet;
-    int readonly;
-    int allow_overwrite;
-    volatile int signal;   /* SIGINT/SIGTERM received, else 0 */
-    const char *stdlib;    /* directory holding the luabench modules */
-    const char *script;    /* the script being run, or NULL */
-};
-extern struct lb_host lb_host;
-
-/* Raises a Lua error that the host reports as bad input (exit 2). */
-int lb_usage_error(lua_State *L, const char *fmt, ...);
-/* Raises the message on top of the stack as bad input. */
-int lb_usage_raise(lua_State *L);
-/* Registry key of the last bad-input message; lb_is_usage tells whether
- * msg is (or wraps) it. */
-#define LB_USAGE_KEY "luabench.usage"
-int lb_is_usage(lua_State *L, const char *msg);
-
 /* Opens the lb module and leaves it on the stack. */
 int luaopen_luabench(lua_State *L);
 

@@ -22,10 +22,9 @@
 #include "engine.h"
 #include "options.h"
 #include "run.h"
+#include "host.h"
 #include "lb.h"
 #include "mpi.h"
-
-struct lb_host lb_host;
 
 static const char usage[] =
 "usage: luabench [options] SCRIPT.lua [key=value ...]\n"
@@ -61,7 +60,7 @@ static void die_usage(const char *fmt, const char *arg)
 static void on_signal(int sig)
 {
     if (lb_host.signal)
-        _exit(sig == SIGTERM ? 143 : 130);
+        _exit(lb_exit_signal(sig));
     lb_host.signal = sig;
     lb_run_interrupt_all();
 }
@@ -117,15 +116,6 @@ static const char *find_stdlib(void)
     if (dir_exists(LB_STDLIB_INSTALL "/stdlib"))
         return LB_STDLIB_INSTALL "/stdlib";
     return LB_SRC_DIR "/stdlib";
-}
-
-int lb_is_usage(lua_State *L, const char *msg)
-{
-    int usage = 0;
-    if (lua_getfield(L, LUA_REGISTRYINDEX, LB_USAGE_KEY) == LUA_TSTRING && msg)
-        usage = strstr(msg, lua_tostring(L, -1)) != NULL;
-    lua_pop(L, 1);
-    return usage;
 }
 
 static int msghandler(lua_State *L)
@@ -187,9 +177,8 @@ static int push_args(lua_State *L, char **argv, int argc, const char *script)
 static int report_error(lua_State *L, int status)
 {
     const char *msg = lua_tostring(L, -1);
-    int code = (lb_is_usage(L, msg) || status == LUA_ERRSYNTAX) ? 2 : 1;
-    if (lb_host.signal)
-        code = lb_host.signal == SIGTERM ? 143 : 130;
+    int code = lb_exit_status((lb_is_usage(L, msg) || status == LUA_ERRSYNTAX)
+                              ? LB_EXIT_USAGE : LB_EXIT_FAILURE);
     if (lb_mpi_size() > 1) {
         char host[64] = "";
         gethostname(host, sizeof host - 1);
@@ -210,14 +199,12 @@ static int run_chunk(lua_State *L, int nargs)
     lua_remove(L, base);
     if (status != LUA_OK)
         return report_error(L, status);
-    int code = 0;
+    int code = LB_EXIT_OK;
     if (lua_isinteger(L, -1))
         code = (int)lua_tointeger(L, -1);
     else if (lua_isboolean(L, -1) && !lua_toboolean(L, -1))
-        code = 1;
-    if (lb_host.signal)
-        code = lb_host.signal == SIGTERM ? 143 : 130;
-    return code;
+        code = LB_EXIT_FAILURE;
+    return lb_exit_status(code);
 }
 
 static int run_script(lua_State *L, const char *script, char **argv, int argc)
@@ -345,7 +332,7 @@ int main(int argc, char **argv)
     fflush(stdout);
     if (lb_host.signal)
         fprintf(stderr, "luabench: interrupted by %s: the results are partial\n",
-                lb_host.signal == SIGTERM ? "SIGTERM" : "SIGINT");
+                lb_signal_name(lb_host.signal));
     lua_close(L);
     lb_mpi_finalize();
     return code;

@@ -15,6 +15,7 @@
 #include "meta.h"
 #include "train.h"
 #include "units.h"
+#include "host.h"
 #include "lb.h"
 #include "result.h"
 
