@@ -12,7 +12,7 @@
 #include "clock.h"
 #include "hist.h"
 #include "run.h"
-#include "lb.h"
+#include "histlib.h"
 #include "result.h"
 
 static const double fio_pcts[] = {1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90,

@@ -2,8 +2,9 @@
 #ifndef LB_RESULT_H
 #define LB_RESULT_H
 
+#include <lauxlib.h>
+
 #include "run.h"
-#include "lb.h"
 
 /* A list of intervals (the run's, or merged over MPI ranks). */
 struct lb_ivs {

@@ -19,7 +19,9 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
-#include "lb.h"
+#include <lauxlib.h>
+
+#include "sys.h"
 
 #define RESIDENCY_CHUNK (256u << 20)   /* bytes mapped at a time by mincore */
 

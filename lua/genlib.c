@@ -1,5 +1,5 @@
 /*
- * Operation generators written in Lua (gen.h): the one place where worker
+ * Operation generators written in Lua (genlib.h): the one place where worker
  * threads run Lua.
  *
  * On the main thread, lb_gen_attach turns spec.generator into bytecode
@@ -31,9 +31,8 @@
 
 #include "engine.h"
 #include "job.h"
-#include "gen.h"
+#include "genlib.h"
 #include "host.h"
-#include "lb.h"
 
 #define BUF_MT "lb.genbuf"
 #define ARGS_DEPTH 64            /* generator_args nested deeper: refused */

@@ -15,8 +15,9 @@
 #include "meta.h"
 #include "train.h"
 #include "units.h"
+#include "histlib.h"
 #include "host.h"
-#include "lb.h"
+#include "trainlib.h"
 #include "result.h"
 
 #define TRAIN_GUARD "lb.train.guard"
