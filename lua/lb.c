@@ -18,172 +18,18 @@
 #include "engine.h"
 #include "files.h"
 #include "hist.h"
-#include "options.h"
 #include "run.h"
-#include "genlib.h"
 #include "histlib.h"
 #include "host.h"
 #include "json.h"
 #include "lb.h"
 #include "mpi.h"
 #include "result.h"
+#include "spec.h"
 #include "sys.h"
 #include "trainlib.h"
 
-#define JOBS_MT "lb.jobs"
 #define RUN_MT "lb.runguard"
-
-/* ---- jobs: a userdata array of struct lb_job, freed by __gc ---- */
-
-struct jobs_ud {
-    size_t n;
-    struct lb_job job[];
-};
-
-static int jobs_gc(lua_State *L)
-{
-    struct jobs_ud *u = luaL_checkudata(L, 1, JOBS_MT);
-    for (size_t i = 0; i < u->n; i++) {
-        lb_gen_detach(&u->job[i]);
-        lb_job_free(&u->job[i]);
-    }
-    u->n = 0;
-    return 0;
-}
-
-static struct jobs_ud *new_jobs(lua_State *L, size_t n)
-{
-    struct jobs_ud *u = lua_newuserdatauv(L, sizeof *u + n * sizeof(struct lb_job), 0);
-    u->n = 0;
-    luaL_setmetatable(L, JOBS_MT);
-    return u;
-}
-
-static int is_meta_key(const char *k)
-{
-    static const char *const keys[] = {"stop", "jobs", "generator", "generator_args",
-                                       "progress", "label", NULL};
-    if (k[0] == '_')
-        return 1;
-    for (int i = 0; keys[i]; i++)
-        if (!strcmp(k, keys[i]))
-            return 1;
-    return 0;
-}
-
-/* The option value at the top of the stack as a string (numbers keep fio's
- * meaning: 4096 is bytes, 60 is seconds). */
-static const char *value_string(lua_State *L, const char *key, char *buf, size_t len)
-{
-    switch (lua_type(L, -1)) {
-    case LUA_TSTRING:
-        return lua_tostring(L, -1);
-    case LUA_TBOOLEAN:
-        return lua_toboolean(L, -1) ? "1" : "0";
-    case LUA_TNUMBER:
-        if (lua_isinteger(L, -1))
-            snprintf(buf, len, "%lld", (long long)lua_tointeger(L, -1));
-        else
-            snprintf(buf, len, "%.17g", lua_tonumber(L, -1));
-        return buf;
-    default:
-        lb_usage_error(L, "option '%s' must be a string, number or boolean, not a %s",
-                       key, luaL_typename(L, -1));
-        return NULL;
-    }
-}
-
-/* Applies the options of the table at index t to job j; records the
- * applied options as strings in the table at index opts. */
-static void set_one(lua_State *L, struct lb_job *j, const char *k, const char *v, int opts)
-{
-    char err[512] = "";
-    if (lb_job_set(j, k, v, err, sizeof err) < 0)
-        lb_usage_error(L, "%s", err);
-    if (err[0] && !lb_host.quiet)
-        fprintf(stderr, "luabench: note: %s\n", err);
-    lua_pushstring(L, v);
-    lua_setfield(L, opts, k);
-}
-
-static void apply_options(lua_State *L, int t, struct lb_job *j, int opts)
-{
-    char num[64];
-    /* kb_base changes how later sizes read, as in fio where it comes first */
-    if (lua_getfield(L, t, "kb_base") != LUA_TNIL)
-        set_one(L, j, "kb_base", value_string(L, "kb_base", num, sizeof num), opts);
-    lua_pop(L, 1);
-    lua_pushnil(L);
-    while (lua_next(L, t)) {
-        if (lua_type(L, -2) != LUA_TSTRING) {
-            if (lua_type(L, -2) == LUA_TNUMBER) {   /* array part: jobs list */
-                lua_pop(L, 1);
-                continue;
-            }
-            lb_usage_error(L, "spec keys must be option names, not a %s",
-                           luaL_typename(L, -2));
-        }
-        const char *k = lua_tostring(L, -2);
-        if (is_meta_key(k)) {
-            lua_pop(L, 1);
-            continue;
-        }
-        if (strcmp(k, "kb_base") != 0)
-            set_one(L, j, k, value_string(L, k, num, sizeof num), opts);
-        lua_pop(L, 1);
-    }
-}
-
-static void apply_host_flags(struct lb_job *j)
-{
-    if (lb_host.readonly)
-        j->readonly = true;
-    if (lb_host.allow_overwrite)
-        j->allow_overwrite = true;
-}
-
-static void finish_job(lua_State *L, struct lb_job *j)
-{
-    char err[512];
-    apply_host_flags(j);
-    if (j->name == NULL)
-        lb_job_set(j, "name", "job", err, sizeof err);
-    if (lb_job_check(j, err, sizeof err) < 0)
-        lb_usage_error(L, "job '%s': %s", j->name, err);
-}
-
-/* spec at index 1 -> jobs userdata (pushed) and an options table (pushed) */
-static struct jobs_ud *jobs_from_spec(lua_State *L)
-{
-    lua_getfield(L, 1, "jobs");
-    int has_jobs = lua_istable(L, -1);
-    size_t n = has_jobs ? lua_rawlen(L, -1) : 1;
-    lua_pop(L, 1);
-    if (has_jobs && n == 0)
-        lb_usage_error(L, "lb.run: 'jobs' is empty");
-    struct jobs_ud *u = new_jobs(L, n);
-    lua_newtable(L);
-    int opts = lua_gettop(L);
-    for (size_t i = 0; i < n; i++) {
-        lb_job_init(&u->job[i]);
-        u->n = i + 1;
-        apply_options(L, 1, &u->job[i], opts);
-        if (has_jobs) {
-            lua_getfield(L, 1, "jobs");
-            lua_rawgeti(L, -1, (lua_Integer)i + 1);
-            if (!lua_istable(L, -1))
-                lb_usage_error(L, "lb.run: jobs[%d] is not a table", (int)i + 1);
-            lua_newtable(L);
-            apply_options(L, lua_gettop(L) - 1, &u->job[i], lua_gettop(L));
-            lb_gen_attach(L, 1, lua_gettop(L) - 1, &u->job[i]);
-            lua_pop(L, 3);
-        } else {
-            lb_gen_attach(L, 1, 0, &u->job[i]);
-        }
-        finish_job(L, &u->job[i]);
-    }
-    return u;
-}
 
 /* ---- the run guard ---- */
 
@@ -422,18 +268,6 @@ static void push_result(lua_State *L, struct lb_run *run, int opts, int ivs_tab)
     lua_remove(L, anchor);
 }
 
-/* lb.check(spec) -> true: the checks lb.run makes before it starts
- * anything (option names, values, combinations), raising the same errors;
- * lets a caller refuse a whole plan of runs before the first one starts. */
-static int l_check(lua_State *L)
-{
-    luaL_checktype(L, 1, LUA_TTABLE);
-    lua_settop(L, 1);
-    jobs_from_spec(L);
-    lua_pushboolean(L, 1);
-    return 1;
-}
-
 static int l_run(lua_State *L)
 {
     char err[512];
@@ -443,7 +277,7 @@ static int l_run(lua_State *L)
     lua_settop(L, 1);
     if (lb_host.signal)
         return luaL_error(L, "interrupted");
-    struct jobs_ud *jobs = jobs_from_spec(L);        /* 2: jobs, 3: opts */
+    struct lb_jobs *jobs = lb_spec_jobs(L);        /* 2: jobs, 3: opts */
     lua_getfield(L, 1, "stop");                       /* 4 */
     int stopfn = lua_isnil(L, 4) ? 0 : 4;
     if (stopfn && !lua_isfunction(L, 4) && !luaL_getmetafield(L, 4, "__call"))
@@ -505,37 +339,6 @@ static int l_clock(lua_State *L)
 {
     lua_pushstring(L, lb_clock_name());
     return 1;
-}
-
-static int l_options(lua_State *L)
-{
-    lua_newtable(L);
-    int i = 0;
-    for (const struct lb_opt *o = lb_opts; o->name; o++) {
-        lua_createtable(L, 0, 5);
-        lua_pushstring(L, o->name);
-        lua_setfield(L, -2, "name");
-        if (o->alias) {
-            lua_pushstring(L, o->alias);
-            lua_setfield(L, -2, "alias");
-        }
-        lua_pushstring(L, lb_opt_type_name(o));
-        lua_setfield(L, -2, "type");
-        if (o->values) {
-            lua_pushstring(L, o->values);
-            lua_setfield(L, -2, "values");
-        }
-        lua_pushstring(L, o->help ? o->help : "");
-        lua_setfield(L, -2, "help");
-        lua_rawseti(L, -2, ++i);
-    }
-    lua_newtable(L);
-    i = 0;
-    for (const char *const *ig = lb_opts_ignored; *ig; ig++) {
-        lua_pushstring(L, *ig);
-        lua_rawseti(L, -2, ++i);
-    }
-    return 2;
 }
 
 static int l_engines(lua_State *L)
@@ -622,18 +425,14 @@ static int l_interrupted(lua_State *L)
 }
 
 static const luaL_Reg lb_funcs[] = {
-    {"run", l_run}, {"check", l_check}, {"now", l_now}, {"sleep", l_sleep}, {"clock", l_clock},
-    {"options", l_options}, {"engines", l_engines}, {"report", l_report},
+    {"run", l_run}, {"now", l_now}, {"sleep", l_sleep}, {"clock", l_clock},
+    {"engines", l_engines}, {"report", l_report},
     {"interrupted", l_interrupted}, {"remove", l_remove}, {"is_ours", l_is_ours},
     {NULL, NULL},
 };
 
 int luaopen_luabench(lua_State *L)
 {
-    luaL_newmetatable(L, JOBS_MT);
-    lua_pushcfunction(L, jobs_gc);
-    lua_setfield(L, -2, "__gc");
-    lua_pop(L, 1);
     luaL_newmetatable(L, RUN_MT);
     lua_pushcfunction(L, run_gc);
     lua_setfield(L, -2, "__gc");
@@ -642,6 +441,7 @@ int luaopen_luabench(lua_State *L)
     lua_pop(L, 1);
 
     luaL_newlib(L, lb_funcs);
+    lb_spec_open(L);
     lb_hist_open(L);
     lb_json_open(L);
     lb_sys_open(L);
