@@ -391,29 +391,23 @@ static int l_remove(lua_State *L)
 {
     const char *path = luaL_checkstring(L, 1);
     int rc = lb_file_unlink_ours(path);
-    if (rc == 0 || rc == -ENOENT) {
-        lua_pushboolean(L, 1);
-        return 1;
-    }
-    lua_pushnil(L);
-    if (rc == -EPERM)
+    if (rc == -ENOENT)
+        rc = 0;
+    int n = lb_pushresult(L, rc, path);
+    if (rc == -EPERM) {
         lua_pushfstring(L, "%s: not created by luabench, left in place", path);
-    else
-        lua_pushfstring(L, "%s: %s", path, strerror(-rc));
-    lua_pushstring(L, lb_errno_name(-rc));
-    return 3;
+        lua_replace(L, -3);
+    }
+    return n;
 }
 
-/* lb.is_ours(path) -> boolean | nil, message */
+/* lb.is_ours(path) -> boolean | nil, message, errno name */
 static int l_is_ours(lua_State *L)
 {
     const char *path = luaL_checkstring(L, 1);
     int rc = lb_file_is_ours(path);
-    if (rc < 0) {
-        lua_pushnil(L);
-        lua_pushfstring(L, "%s: %s", path, strerror(-rc));
-        return 2;
-    }
+    if (rc < 0)
+        return lb_pushresult(L, rc, path);
     lua_pushboolean(L, rc);
     return 1;
 }

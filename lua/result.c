@@ -21,21 +21,24 @@ static const char *const ddir_names[LB_DDIR_N] = {"read", "write", "trim"};
 
 const char *lb_errno_name(int e)
 {
-    static const struct { int e; const char *n; } names[] = {
-        {EIO, "EIO"}, {ENOSPC, "ENOSPC"}, {EAGAIN, "EAGAIN"}, {EINVAL, "EINVAL"},
-        {ENOENT, "ENOENT"}, {EACCES, "EACCES"}, {EPERM, "EPERM"}, {EBADF, "EBADF"},
-        {EFAULT, "EFAULT"}, {EROFS, "EROFS"}, {EDQUOT, "EDQUOT"}, {EINTR, "EINTR"},
-        {ETIMEDOUT, "ETIMEDOUT"}, {EOPNOTSUPP, "EOPNOTSUPP"}, {EILSEQ, "EILSEQ"},
-        {ENODEV, "ENODEV"}, {ENXIO, "ENXIO"}, {EFBIG, "EFBIG"}, {ENOMEM, "ENOMEM"},
-        {EMFILE, "EMFILE"}, {ENFILE, "ENFILE"}, {EEXIST, "EEXIST"}, {EISDIR, "EISDIR"},
-        {ENOTDIR, "ENOTDIR"}, {EBUSY, "EBUSY"}, {ESTALE, "ESTALE"}, {ECANCELED, "ECANCELED"},
-    };
     static __thread char buf[16];
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (names[i].e == e)
-            return names[i].n;
+    const char *name = strerrorname_np(e);
+    if (name)
+        return name;
     snprintf(buf, sizeof buf, "E%d", e);
     return buf;
+}
+
+int lb_pushresult(lua_State *L, int rc, const char *what)
+{
+    if (rc >= 0) {
+        lua_pushboolean(L, 1);
+        return 1;
+    }
+    lua_pushnil(L);
+    lua_pushfstring(L, "%s: %s", what, strerror(-rc));
+    lua_pushstring(L, lb_errno_name(-rc));
+    return 3;
 }
 
 void lb_set_int(lua_State *L, const char *k, uint64_t v)
