@@ -362,29 +362,6 @@ static int l_engines(lua_State *L)
     return 1;
 }
 
-/* lb.report(result [, options]): prints luabench.report's text summary. */
-static int l_report(lua_State *L)
-{
-    luaL_checktype(L, 1, LUA_TTABLE);
-    lua_settop(L, 2);
-    lua_getglobal(L, "require");
-    lua_pushstring(L, "luabench.report");
-    lua_call(L, 1, 1);
-    lua_getfield(L, -1, "text");
-    lua_pushvalue(L, 1);
-    lua_pushvalue(L, 2);
-    lua_call(L, 2, 1);
-    size_t len;
-    const char *s = luaL_checklstring(L, -1, &len);
-    if (lb_mpi_rank() != 0)
-        return 0;                     /* one report for the cluster */
-    fwrite(s, 1, len, stdout);
-    if (len && s[len - 1] != '\n')
-        fputc('\n', stdout);
-    fflush(stdout);
-    return 0;
-}
-
 /* lb.remove(path): deletes a file only if luabench created it.
  * true | nil, message, errno name; a missing file is not an error. */
 static int l_remove(lua_State *L)
@@ -420,7 +397,7 @@ static int l_interrupted(lua_State *L)
 
 static const luaL_Reg lb_funcs[] = {
     {"run", l_run}, {"now", l_now}, {"sleep", l_sleep}, {"clock", l_clock},
-    {"engines", l_engines}, {"report", l_report},
+    {"engines", l_engines},
     {"interrupted", l_interrupted}, {"remove", l_remove}, {"is_ours", l_is_ours},
     {NULL, NULL},
 };

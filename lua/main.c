@@ -148,9 +148,20 @@ static void set_path(lua_State *L, const char *stdlib)
     lua_pop(L, 1);
 }
 
+/* What scripts find in lb beside the binding's own functions: names for
+ * library functions, in Lua, loading their module at the first call. */
+static const char lb_aliases[] =
+    "local lb = ...\n"
+    "function lb.report(...) return require('luabench.report').print(...) end\n";
+
+/* The lb module as the global lb, with its aliases. */
 static void open_lb(lua_State *L)
 {
     luaL_requiref(L, "luabench", luaopen_luabench, 0);
+    if (luaL_loadbuffer(L, lb_aliases, sizeof lb_aliases - 1, "=luabench") != LUA_OK)
+        lua_error(L);
+    lua_pushvalue(L, -2);
+    lua_call(L, 1, 0);
     lua_setglobal(L, "lb");
 }
 

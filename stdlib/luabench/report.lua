@@ -235,11 +235,12 @@ local function rows_table(rows)
   return {columns = cols, rows = rows}
 end
 
+-- Raises for x that report cannot show, at the caller's level (none: no position).
 local function check_kind(x, level)
   local k = kind_of(x)
   if not k then
     error("report: expected an lb.run result, an array of results, a sweep, rows or a table",
-          level + 1)
+          level and level + 1 or 0)
   end
   return k
 end
@@ -932,6 +933,24 @@ function M.html(x, opts)
 end
 
 -- ---------------------------------------------------------------- files
+
+--[[ report.print(result [, opts]): report.text's summary on stdout, once
+for a cluster (rank 0 prints); scripts know it as lb.report. ]]
+function M.print(...)
+  local r, opts = ...
+  if type(r) ~= "table" then
+    local mt = getmetatable(r)
+    local got = type(mt) == "table" and type(rawget(mt, "__name")) == "string" and mt.__name
+                or select("#", ...) == 0 and "no value" or type(r)
+    error(string.format("bad argument #1 to 'report' (table expected, got %s)", got), 2)
+  end
+  check_kind(r)
+  local s = M.text(r, opts)
+  if lb and lb.rank and lb.rank ~= 0 then return end
+  io.stdout:write(s)
+  if #s > 0 and s:sub(-1) ~= "\n" then io.stdout:write("\n") end
+  io.stdout:flush()
+end
 
 -- report.write(path, text): atomically (temporary file, fsync, rename);
 -- raises on failure, returns path.
