@@ -23,7 +23,7 @@ into point.hooks.
 ]]
 
 local stop = require "luabench.stop"
-local report = require "luabench.report"
+local metrics = require "luabench.metric"
 
 local M = {}
 
@@ -241,7 +241,7 @@ function M.poll(o)
     if found(r.output, o.fail, o.pattern) then
       finish("failed", r)
       error(string.format("cache.poll: '%s' reported '%s' after %d tries (%s): %s", o.cmd,
-                          o.fail, tries, report.fmt_s(now() - t0),
+                          o.fail, tries, metrics.fmt_s(now() - t0),
                           last_line(r.output)), 2)
     end
     if found(r.output, want, o.pattern) then
@@ -257,7 +257,7 @@ function M.poll(o)
     if now() - t0 + every > timeout then
       finish("timeout", r)
       error(string.format("cache.poll: timed out after %s waiting for '%s' from '%s' (%d tries); last output: %s",
-                          report.fmt_s(now() - t0), want, o.cmd, tries,
+                          metrics.fmt_s(now() - t0), want, o.cmd, tries,
                           last_line(r.output)), 2)
     end
     lb.sleep(every)
