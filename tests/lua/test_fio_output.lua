@@ -10,8 +10,8 @@ if not (rawget(_G, "lb") and lb.hist and lb.json_decode) then
 end
 
 local fio = require "luabench.fio"
-local O = require "luabench.fio_output"
-local L = require "luabench.fio_logs"
+local O = require "luabench.fio.output"
+local L = require "luabench.fio.logs"
 
 local check, eq, finish = dofile("tests/lua/lib.lua").counter()
 
