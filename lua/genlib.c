@@ -33,6 +33,7 @@
 #include "job.h"
 #include "genlib.h"
 #include "host.h"
+#include "result.h"
 #include "serial.h"
 
 #define EMPTY_CALLS 1000         /* next() true without an op this often: refused */
@@ -392,12 +393,6 @@ static int ctx_file_size(lua_State *L)
     return 1;
 }
 
-static void set_int(lua_State *L, const char *k, lua_Integer v)
-{
-    lua_pushinteger(L, v);
-    lua_setfield(L, -2, k);
-}
-
 /* The job's block size: the largest of its directions' (bs, bsrange). */
 static lua_Integer job_bs(const struct lb_job *j)
 {
@@ -420,13 +415,13 @@ static void push_ctx(lua_State *L, struct gen_worker *g, uint64_t seed)
 
     lua_createtable(L, 0, 16);
     luaL_setfuncs(L, fns, 0);
-    set_int(L, "clone", g->clone);
-    set_int(L, "nfiles", g->nfiles);
-    set_int(L, "max_len", (lua_Integer)g->max_len);
-    set_int(L, "bs", job_bs(g->job));
-    set_int(L, "seed", (lua_Integer)seed);
-    set_int(L, "batch", 0);
-    set_int(L, "calls", 0);
+    lb_set_int(L, "clone", g->clone);
+    lb_set_int(L, "nfiles", g->nfiles);
+    lb_set_int(L, "max_len", g->max_len);
+    lb_set_int(L, "bs", job_bs(g->job));
+    lb_set_int(L, "seed", seed);
+    lb_set_int(L, "batch", 0);
+    lb_set_int(L, "calls", 0);
     lua_pushstring(L, g->job->name ? g->job->name : "job");
     lua_setfield(L, -2, "job");
     lua_getglobal(L, "math");

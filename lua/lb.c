@@ -1,10 +1,11 @@
 /*
  * The lb module: lb.run(spec) and the small functions scripts need around
- * it.  A spec (a table of fio options) becomes core jobs; the run is
- * started, its intervals are handed to the spec's stop rule on the main
- * thread, and the results come back as fio-shaped tables (result.c).
- * Workers never see Lua.  A run is held by a guard userdata so that a Lua
- * error at any point stops and frees it.
+ * it, and the table that gathers the other binding files' functions.  A
+ * spec becomes core jobs (spec.c); the run is started, its intervals are
+ * handed to the spec's stop rule on the main thread, and the results come
+ * back as fio-shaped tables (result.c), merged over the ranks under MPI
+ * (mpi.c).  Workers never see Lua.  A run is held by a guard userdata so
+ * that a Lua error at any point stops and frees it.
  */
 #include <errno.h>
 #include <math.h>
@@ -153,12 +154,6 @@ static int run_failed(lua_State *L, struct lb_run *run, int rc)
     return lua_error(L);
 }
 
-static void set_field_int(lua_State *L, const char *k, uint64_t v)
-{
-    lua_pushinteger(L, (lua_Integer)v);
-    lua_setfield(L, -2, k);
-}
-
 /* result.hosts: one row per rank */
 static void push_hosts(lua_State *L, const struct lb_cluster *c)
 {
@@ -169,15 +164,15 @@ static void push_hosts(lua_State *L, const struct lb_cluster *c)
         lua_createtable(L, 0, 8);
         lua_pushstring(L, h->host);
         lua_setfield(L, -2, "hostname");
-        set_field_int(L, "rank", (uint64_t)h->rank);
-        set_field_int(L, "bytes", h->bytes);
-        set_field_int(L, "ios", h->ios);
+        lb_set_int(L, "rank", (uint64_t)h->rank);
+        lb_set_int(L, "bytes", h->bytes);
+        lb_set_int(L, "ios", h->ios);
         lua_pushnumber(L, secs > 0 ? h->ios / secs : 0);
         lua_setfield(L, -2, "iops");
         lua_pushnumber(L, secs > 0 ? h->bytes / secs : 0);
         lua_setfield(L, -2, "bw_bytes");
-        set_field_int(L, "p99_ns", h->p99_ns);
-        set_field_int(L, "runtime_ns", h->runtime_ns);
+        lb_set_int(L, "p99_ns", h->p99_ns);
+        lb_set_int(L, "runtime_ns", h->runtime_ns);
         lua_rawseti(L, -2, i + 1);
     }
 }

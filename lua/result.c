@@ -2,7 +2,8 @@
  * Results as Lua tables shaped like one job object of fio's JSON output:
  * per-direction counters and latency summaries, CPU, errors, and the
  * per-interval samples.  Histograms are copied into userdata, so a result
- * outlives the run it came from.
+ * outlives the run it came from.  Also the binding's one rule for errno
+ * names and for the values a failure of the world returns.
  */
 #include <errno.h>
 #include <math.h>

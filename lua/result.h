@@ -1,4 +1,6 @@
-/* Pushing core results onto the Lua stack (result.c). */
+/* Core results as Lua values (result.c): fio-shaped job tables,
+ * intervals, latency objects, errno names, and the three values of a
+ * failure of the world (lb_pushresult). */
 #ifndef LB_RESULT_H
 #define LB_RESULT_H
 
