@@ -10,8 +10,9 @@
 #include <string.h>
 
 #include <cjson/cJSON.h>
+#include <lauxlib.h>
 
-#include "lb.h"
+#include "json.h"
 
 static cJSON *to_json(lua_State *L, int idx, int depth);
 

@@ -1,14 +1,14 @@
 /*
  * The lb module: lb.run(spec) and the small functions scripts need around
- * it.  A spec (a table of fio options) becomes core jobs; the run is
- * started, its intervals are handed to the spec's stop rule on the main
- * thread, and the results come back as fio-shaped tables (result.c).
- * Workers never see Lua.  A run is held by a guard userdata so that a Lua
- * error at any point stops and frees it.
+ * it, and the table that gathers the other binding files' functions.  A
+ * spec becomes core jobs (spec.c); the run is started, its intervals are
+ * handed to the spec's stop rule on the main thread, and the results come
+ * back as fio-shaped tables (result.c), merged over the ranks under MPI
+ * (mpi.c).  Workers never see Lua.  A run is held by a guard userdata so
+ * that a Lua error at any point stops and frees it.
  */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,188 +19,18 @@
 #include "engine.h"
 #include "files.h"
 #include "hist.h"
-#include "options.h"
 #include "run.h"
+#include "histlib.h"
+#include "host.h"
+#include "json.h"
 #include "lb.h"
-#include "result.h"
 #include "mpi.h"
-#include "gen.h"
+#include "result.h"
+#include "spec.h"
+#include "sys.h"
+#include "trainlib.h"
 
-#define JOBS_MT "lb.jobs"
 #define RUN_MT "lb.runguard"
-
-/* The message of the last bad-input error is kept in the registry; the
- * host exits 2 when the error that ends the script carries it (an error a
- * script caught with pcall does not change how a later one exits). */
-int lb_usage_raise(lua_State *L)
-{
-    lua_pushvalue(L, -1);
-    lua_setfield(L, LUA_REGISTRYINDEX, LB_USAGE_KEY);
-    return lua_error(L);
-}
-
-int lb_usage_error(lua_State *L, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    luaL_where(L, 1);
-    lua_pushvfstring(L, fmt, ap);
-    va_end(ap);
-    lua_concat(L, 2);
-    return lb_usage_raise(L);
-}
-
-/* ---- jobs: a userdata array of struct lb_job, freed by __gc ---- */
-
-struct jobs_ud {
-    size_t n;
-    struct lb_job job[];
-};
-
-static int jobs_gc(lua_State *L)
-{
-    struct jobs_ud *u = luaL_checkudata(L, 1, JOBS_MT);
-    for (size_t i = 0; i < u->n; i++) {
-        lb_gen_detach(&u->job[i]);
-        lb_job_free(&u->job[i]);
-    }
-    u->n = 0;
-    return 0;
-}
-
-static struct jobs_ud *new_jobs(lua_State *L, size_t n)
-{
-    struct jobs_ud *u = lua_newuserdatauv(L, sizeof *u + n * sizeof(struct lb_job), 0);
-    u->n = 0;
-    luaL_setmetatable(L, JOBS_MT);
-    return u;
-}
-
-static int is_meta_key(const char *k)
-{
-    static const char *const keys[] = {"stop", "jobs", "generator", "generator_args",
-                                       "progress", "label", NULL};
-    if (k[0] == '_')
-        return 1;
-    for (int i = 0; keys[i]; i++)
-        if (!strcmp(k, keys[i]))
-            return 1;
-    return 0;
-}
-
-/* The option value at the top of the stack as a string (numbers keep fio's
- * meaning: 4096 is bytes, 60 is seconds). */
-static const char *value_string(lua_State *L, const char *key, char *buf, size_t len)
-{
-    switch (lua_type(L, -1)) {
-    case LUA_TSTRING:
-        return lua_tostring(L, -1);
-    case LUA_TBOOLEAN:
-        return lua_toboolean(L, -1) ? "1" : "0";
-    case LUA_TNUMBER:
-        if (lua_isinteger(L, -1))
-            snprintf(buf, len, "%lld", (long long)lua_tointeger(L, -1));
-        else
-            snprintf(buf, len, "%.17g", lua_tonumber(L, -1));
-        return buf;
-    default:
-        lb_usage_error(L, "option '%s' must be a string, number or boolean, not a %s",
-                       key, luaL_typename(L, -1));
-        return NULL;
-    }
-}
-
-/* Applies the options of the table at index t to job j; records the
- * applied options as strings in the table at index opts. */
-static void set_one(lua_State *L, struct lb_job *j, const char *k, const char *v, int opts)
-{
-    char err[512] = "";
-    if (lb_job_set(j, k, v, err, sizeof err) < 0)
-        lb_usage_error(L, "%s", err);
-    if (err[0] && !lb_host.quiet)
-        fprintf(stderr, "luabench: note: %s\n", err);
-    lua_pushstring(L, v);
-    lua_setfield(L, opts, k);
-}
-
-static void apply_options(lua_State *L, int t, struct lb_job *j, int opts)
-{
-    char num[64];
-    /* kb_base changes how later sizes read, as in fio where it comes first */
-    if (lua_getfield(L, t, "kb_base") != LUA_TNIL)
-        set_one(L, j, "kb_base", value_string(L, "kb_base", num, sizeof num), opts);
-    lua_pop(L, 1);
-    lua_pushnil(L);
-    while (lua_next(L, t)) {
-        if (lua_type(L, -2) != LUA_TSTRING) {
-            if (lua_type(L, -2) == LUA_TNUMBER) {   /* array part: jobs list */
-                lua_pop(L, 1);
-                continue;
-            }
-            lb_usage_error(L, "spec keys must be option names, not a %s",
-                           luaL_typename(L, -2));
-        }
-        const char *k = lua_tostring(L, -2);
-        if (is_meta_key(k)) {
-            lua_pop(L, 1);
-            continue;
-        }
-        if (strcmp(k, "kb_base") != 0)
-            set_one(L, j, k, value_string(L, k, num, sizeof num), opts);
-        lua_pop(L, 1);
-    }
-}
-
-static void apply_host_flags(struct lb_job *j)
-{
-    if (lb_host.readonly)
-        j->readonly = true;
-    if (lb_host.allow_overwrite)
-        j->allow_overwrite = true;
-}
-
-static void finish_job(lua_State *L, struct lb_job *j)
-{
-    char err[512];
-    apply_host_flags(j);
-    if (j->name == NULL)
-        lb_job_set(j, "name", "job", err, sizeof err);
-    if (lb_job_check(j, err, sizeof err) < 0)
-        lb_usage_error(L, "job '%s': %s", j->name, err);
-}
-
-/* spec at index 1 -> jobs userdata (pushed) and an options table (pushed) */
-static struct jobs_ud *jobs_from_spec(lua_State *L)
-{
-    lua_getfield(L, 1, "jobs");
-    int has_jobs = lua_istable(L, -1);
-    size_t n = has_jobs ? lua_rawlen(L, -1) : 1;
-    lua_pop(L, 1);
-    if (has_jobs && n == 0)
-        lb_usage_error(L, "lb.run: 'jobs' is empty");
-    struct jobs_ud *u = new_jobs(L, n);
-    lua_newtable(L);
-    int opts = lua_gettop(L);
-    for (size_t i = 0; i < n; i++) {
-        lb_job_init(&u->job[i]);
-        u->n = i + 1;
-        apply_options(L, 1, &u->job[i], opts);
-        if (has_jobs) {
-            lua_getfield(L, 1, "jobs");
-            lua_rawgeti(L, -1, (lua_Integer)i + 1);
-            if (!lua_istable(L, -1))
-                lb_usage_error(L, "lb.run: jobs[%d] is not a table", (int)i + 1);
-            lua_newtable(L);
-            apply_options(L, lua_gettop(L) - 1, &u->job[i], lua_gettop(L));
-            lb_gen_attach(L, 1, lua_gettop(L) - 1, &u->job[i]);
-            lua_pop(L, 3);
-        } else {
-            lb_gen_attach(L, 1, 0, &u->job[i]);
-        }
-        finish_job(L, &u->job[i]);
-    }
-    return u;
-}
 
 /* ---- the run guard ---- */
 
@@ -324,12 +154,6 @@ static int run_failed(lua_State *L, struct lb_run *run, int rc)
     return lua_error(L);
 }
 
-static void set_field_int(lua_State *L, const char *k, uint64_t v)
-{
-    lua_pushinteger(L, (lua_Integer)v);
-    lua_setfield(L, -2, k);
-}
-
 /* result.hosts: one row per rank */
 static void push_hosts(lua_State *L, const struct lb_cluster *c)
 {
@@ -340,15 +164,15 @@ static void push_hosts(lua_State *L, const struct lb_cluster *c)
         lua_createtable(L, 0, 8);
         lua_pushstring(L, h->host);
         lua_setfield(L, -2, "hostname");
-        set_field_int(L, "rank", (uint64_t)h->rank);
-        set_field_int(L, "bytes", h->bytes);
-        set_field_int(L, "ios", h->ios);
+        lb_set_int(L, "rank", (uint64_t)h->rank);
+        lb_set_int(L, "bytes", h->bytes);
+        lb_set_int(L, "ios", h->ios);
         lua_pushnumber(L, secs > 0 ? h->ios / secs : 0);
         lua_setfield(L, -2, "iops");
         lua_pushnumber(L, secs > 0 ? h->bytes / secs : 0);
         lua_setfield(L, -2, "bw_bytes");
-        set_field_int(L, "p99_ns", h->p99_ns);
-        set_field_int(L, "runtime_ns", h->runtime_ns);
+        lb_set_int(L, "p99_ns", h->p99_ns);
+        lb_set_int(L, "runtime_ns", h->runtime_ns);
         lua_rawseti(L, -2, i + 1);
     }
 }
@@ -439,18 +263,6 @@ static void push_result(lua_State *L, struct lb_run *run, int opts, int ivs_tab)
     lua_remove(L, anchor);
 }
 
-/* lb.check(spec) -> true: the checks lb.run makes before it starts
- * anything (option names, values, combinations), raising the same errors;
- * lets a caller refuse a whole plan of runs before the first one starts. */
-static int l_check(lua_State *L)
-{
-    luaL_checktype(L, 1, LUA_TTABLE);
-    lua_settop(L, 1);
-    jobs_from_spec(L);
-    lua_pushboolean(L, 1);
-    return 1;
-}
-
 static int l_run(lua_State *L)
 {
     char err[512];
@@ -460,7 +272,7 @@ static int l_run(lua_State *L)
     lua_settop(L, 1);
     if (lb_host.signal)
         return luaL_error(L, "interrupted");
-    struct jobs_ud *jobs = jobs_from_spec(L);        /* 2: jobs, 3: opts */
+    struct lb_jobs *jobs = lb_spec_jobs(L);        /* 2: jobs, 3: opts */
     lua_getfield(L, 1, "stop");                       /* 4 */
     int stopfn = lua_isnil(L, 4) ? 0 : 4;
     if (stopfn && !lua_isfunction(L, 4) && !luaL_getmetafield(L, 4, "__call"))
@@ -524,37 +336,6 @@ static int l_clock(lua_State *L)
     return 1;
 }
 
-static int l_options(lua_State *L)
-{
-    lua_newtable(L);
-    int i = 0;
-    for (const struct lb_opt *o = lb_opts; o->name; o++) {
-        lua_createtable(L, 0, 5);
-        lua_pushstring(L, o->name);
-        lua_setfield(L, -2, "name");
-        if (o->alias) {
-            lua_pushstring(L, o->alias);
-            lua_setfield(L, -2, "alias");
-        }
-        lua_pushstring(L, lb_opt_type_name(o));
-        lua_setfield(L, -2, "type");
-        if (o->values) {
-            lua_pushstring(L, o->values);
-            lua_setfield(L, -2, "values");
-        }
-        lua_pushstring(L, o->help ? o->help : "");
-        lua_setfield(L, -2, "help");
-        lua_rawseti(L, -2, ++i);
-    }
-    lua_newtable(L);
-    i = 0;
-    for (const char *const *ig = lb_opts_ignored; *ig; ig++) {
-        lua_pushstring(L, *ig);
-        lua_rawseti(L, -2, ++i);
-    }
-    return 2;
-}
-
 static int l_engines(lua_State *L)
 {
     lua_newtable(L);
@@ -576,58 +357,29 @@ static int l_engines(lua_State *L)
     return 1;
 }
 
-/* lb.report(result [, options]): prints luabench.report's text summary. */
-static int l_report(lua_State *L)
-{
-    luaL_checktype(L, 1, LUA_TTABLE);
-    lua_settop(L, 2);
-    lua_getglobal(L, "require");
-    lua_pushstring(L, "luabench.report");
-    lua_call(L, 1, 1);
-    lua_getfield(L, -1, "text");
-    lua_pushvalue(L, 1);
-    lua_pushvalue(L, 2);
-    lua_call(L, 2, 1);
-    size_t len;
-    const char *s = luaL_checklstring(L, -1, &len);
-    if (lb_mpi_rank() != 0)
-        return 0;                     /* one report for the cluster */
-    fwrite(s, 1, len, stdout);
-    if (len && s[len - 1] != '\n')
-        fputc('\n', stdout);
-    fflush(stdout);
-    return 0;
-}
-
 /* lb.remove(path): deletes a file only if luabench created it.
  * true | nil, message, errno name; a missing file is not an error. */
 static int l_remove(lua_State *L)
 {
     const char *path = luaL_checkstring(L, 1);
     int rc = lb_file_unlink_ours(path);
-    if (rc == 0 || rc == -ENOENT) {
-        lua_pushboolean(L, 1);
-        return 1;
-    }
-    lua_pushnil(L);
-    if (rc == -EPERM)
+    if (rc == -ENOENT)
+        rc = 0;
+    int n = lb_pushresult(L, rc, path);
+    if (rc == -EPERM) {
         lua_pushfstring(L, "%s: not created by luabench, left in place", path);
-    else
-        lua_pushfstring(L, "%s: %s", path, strerror(-rc));
-    lua_pushstring(L, lb_errno_name(-rc));
-    return 3;
+        lua_replace(L, -3);
+    }
+    return n;
 }
 
-/* lb.is_ours(path) -> boolean | nil, message */
+/* lb.is_ours(path) -> boolean | nil, message, errno name */
 static int l_is_ours(lua_State *L)
 {
     const char *path = luaL_checkstring(L, 1);
     int rc = lb_file_is_ours(path);
-    if (rc < 0) {
-        lua_pushnil(L);
-        lua_pushfstring(L, "%s: %s", path, strerror(-rc));
-        return 2;
-    }
+    if (rc < 0)
+        return lb_pushresult(L, rc, path);
     lua_pushboolean(L, rc);
     return 1;
 }
@@ -639,18 +391,14 @@ static int l_interrupted(lua_State *L)
 }
 
 static const luaL_Reg lb_funcs[] = {
-    {"run", l_run}, {"check", l_check}, {"now", l_now}, {"sleep", l_sleep}, {"clock", l_clock},
-    {"options", l_options}, {"engines", l_engines}, {"report", l_report},
+    {"run", l_run}, {"now", l_now}, {"sleep", l_sleep}, {"clock", l_clock},
+    {"engines", l_engines},
     {"interrupted", l_interrupted}, {"remove", l_remove}, {"is_ours", l_is_ours},
     {NULL, NULL},
 };
 
 int luaopen_luabench(lua_State *L)
 {
-    luaL_newmetatable(L, JOBS_MT);
-    lua_pushcfunction(L, jobs_gc);
-    lua_setfield(L, -2, "__gc");
-    lua_pop(L, 1);
     luaL_newmetatable(L, RUN_MT);
     lua_pushcfunction(L, run_gc);
     lua_setfield(L, -2, "__gc");
@@ -659,6 +407,7 @@ int luaopen_luabench(lua_State *L)
     lua_pop(L, 1);
 
     luaL_newlib(L, lb_funcs);
+    lb_spec_open(L);
     lb_hist_open(L);
     lb_json_open(L);
     lb_sys_open(L);

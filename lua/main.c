@@ -1,9 +1,11 @@
 /*
- * The luabench host, shaped like Lua's own lua.c: parse the command line,
- * open a Lua state with the lb module, run the script under lua_pcall with
- * a message handler, and turn the outcome into an exit status:
- * 0 success, 1 runtime failure, 2 bad input, 130/143 interrupted.
- * Signals only set a flag; a second SIGINT exits at once.
+ * The luabench host, shaped like Lua's own lua.c: main creates the Lua
+ * state and calls pmain under lua_pcall with a message handler; pmain does
+ * the rest (the command line, MPI and the clock, the libraries and the lb
+ * module, the script or the fio front end) and turns the outcome into an
+ * exit status (host.h): 0 success, 1 run-time failure, 2 bad input, 128 +
+ * the signal when interrupted.  Bad input is one line without a
+ * traceback; signals only set a flag, and a second one exits at once.
  */
 #include <errno.h>
 #include <limits.h>
@@ -22,10 +24,9 @@
 #include "engine.h"
 #include "options.h"
 #include "run.h"
+#include "host.h"
 #include "lb.h"
 #include "mpi.h"
-
-struct lb_host lb_host;
 
 static const char usage[] =
 "usage: luabench [options] SCRIPT.lua [key=value ...]\n"
@@ -48,20 +49,12 @@ static const char usage[] =
 "\n"
 "workload options (lb.run{...}, fio job files, luabench fio --NAME=VALUE):\n";
 
-static void die_usage(const char *fmt, const char *arg)
-{
-    fprintf(stderr, "luabench: ");
-    fprintf(stderr, fmt, arg);
-    fputc('\n', stderr);
-    exit(2);
-}
-
 /* A second signal ends the process at once, also when the main thread is
  * busy in Lua code, where the flag alone is never seen. */
 static void on_signal(int sig)
 {
     if (lb_host.signal)
-        _exit(sig == SIGTERM ? 143 : 130);
+        _exit(lb_exit_signal(sig));
     lb_host.signal = sig;
     lb_run_interrupt_all();
 }
@@ -119,13 +112,17 @@ static const char *find_stdlib(void)
     return LB_SRC_DIR "/stdlib";
 }
 
-int lb_is_usage(lua_State *L, const char *msg)
+/* The traceback's last line is pmain, the host's own frame: not the
+ * script's business. */
+static void drop_host_frame(lua_State *L)
 {
-    int usage = 0;
-    if (lua_getfield(L, LUA_REGISTRYINDEX, LB_USAGE_KEY) == LUA_TSTRING && msg)
-        usage = strstr(msg, lua_tostring(L, -1)) != NULL;
-    lua_pop(L, 1);
-    return usage;
+    static const char frame[] = "\n\t[C]: in ?";
+    size_t len, n = sizeof frame - 1;
+    const char *tb = lua_tolstring(L, -1, &len);
+    if (len >= n && memcmp(tb + len - n, frame, n) == 0) {
+        lua_pushlstring(L, tb, len - n);
+        lua_remove(L, -2);
+    }
 }
 
 static int msghandler(lua_State *L)
@@ -139,6 +136,7 @@ static int msghandler(lua_State *L)
     if (lb_is_usage(L, msg))
         return 1;                       /* bad input: one line, no traceback */
     luaL_traceback(L, L, msg, 1);
+    drop_host_frame(L);
     return 1;
 }
 
@@ -150,9 +148,20 @@ static void set_path(lua_State *L, const char *stdlib)
     lua_pop(L, 1);
 }
 
+/* What scripts find in lb beside the binding's own functions: names for
+ * library functions, in Lua, loading their module at the first call. */
+static const char lb_aliases[] =
+    "local lb = ...\n"
+    "function lb.report(...) return require('luabench.report').print(...) end\n";
+
+/* The lb module as the global lb, with its aliases. */
 static void open_lb(lua_State *L)
 {
     luaL_requiref(L, "luabench", luaopen_luabench, 0);
+    if (luaL_loadbuffer(L, lb_aliases, sizeof lb_aliases - 1, "=luabench") != LUA_OK)
+        lua_error(L);
+    lua_pushvalue(L, -2);
+    lua_call(L, 1, 0);
     lua_setglobal(L, "lb");
 }
 
@@ -187,9 +196,8 @@ static int push_args(lua_State *L, char **argv, int argc, const char *script)
 static int report_error(lua_State *L, int status)
 {
     const char *msg = lua_tostring(L, -1);
-    int code = (lb_is_usage(L, msg) || status == LUA_ERRSYNTAX) ? 2 : 1;
-    if (lb_host.signal)
-        code = lb_host.signal == SIGTERM ? 143 : 130;
+    int code = lb_exit_status((lb_is_usage(L, msg) || status == LUA_ERRSYNTAX)
+                              ? LB_EXIT_USAGE : LB_EXIT_FAILURE);
     if (lb_mpi_size() > 1) {
         char host[64] = "";
         gethostname(host, sizeof host - 1);
@@ -210,23 +218,16 @@ static int run_chunk(lua_State *L, int nargs)
     lua_remove(L, base);
     if (status != LUA_OK)
         return report_error(L, status);
-    int code = 0;
+    int code = LB_EXIT_OK;
     if (lua_isinteger(L, -1))
         code = (int)lua_tointeger(L, -1);
     else if (lua_isboolean(L, -1) && !lua_toboolean(L, -1))
-        code = 1;
-    if (lb_host.signal)
-        code = lb_host.signal == SIGTERM ? 143 : 130;
-    return code;
+        code = LB_EXIT_FAILURE;
+    return lb_exit_status(code);
 }
 
 static int run_script(lua_State *L, const char *script, char **argv, int argc)
 {
-    struct stat st;
-    if (stat(script, &st) != 0)
-        die_usage("cannot open script %s", script);
-    if (S_ISDIR(st.st_mode))
-        die_usage("script %s is a directory", script);
     push_args(L, argv, argc, script);
     lb_host.script = script;
     int status = luaL_loadfile(L, script);
@@ -256,29 +257,38 @@ static int run_fio(lua_State *L, char **argv, int argc, const char *first)
     return run_chunk(L, 1);
 }
 
-static void reject_mpi_launch(void)
+/* What the command line asks for. */
+struct cmdline {
+    int fio_mode;          /* 0 a script, 1 --fio FILE..., 2 luabench fio ... */
+    int first;             /* argv index of the script or of fio's arguments */
+};
+
+enum { GO_ON = -1 };       /* a step's result when the program goes on */
+
+/* The script must be there before anything is set up for it. */
+static void check_script(lua_State *L, const char *script)
 {
-#ifndef LB_HAVE_MPI
-    const char *v = getenv("OMPI_COMM_WORLD_SIZE");
-    if (!v)
-        v = getenv("PMI_SIZE");
-    if (v && atoi(v) > 1)
-        die_usage("%s", "started by mpirun, but this build has no MPI support "
-                  "(install libopenmpi-dev and rebuild)");
-#endif
+    struct stat st;
+    if (stat(script, &st) != 0)
+        lb_usage_error(L, "cannot open script %s", script);
+    if (S_ISDIR(st.st_mode))
+        lb_usage_error(L, "script %s is a directory", script);
 }
 
-int main(int argc, char **argv)
+/* Reads the options into lb_host and cl; returns GO_ON, or the exit
+ * status of a command line that is all done (--help) or bad. */
+static int parse_args(lua_State *L, int argc, char **argv, struct cmdline *cl)
 {
-    int i = 1, fio_mode = 0;
+    int i = 1;
+    cl->fio_mode = 0;
     for (; i < argc && argv[i][0] == '-'; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             print_help();
-            return 0;
+            return LB_EXIT_OK;
         } else if (!strcmp(a, "-v") || !strcmp(a, "--version")) {
             printf("luabench %s\n", LB_VERSION);
-            return 0;
+            return LB_EXIT_OK;
         } else if (!strcmp(a, "--list-engines")) {
             return list_engines();
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
@@ -288,36 +298,59 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--allow-overwrite")) {
             lb_host.allow_overwrite = 1;
         } else if (!strcmp(a, "--fio")) {
-            fio_mode = 1;
+            cl->fio_mode = 1;
             i++;
             break;
         } else if (!strcmp(a, "--")) {
             i++;
             break;
         } else {
-            die_usage("unknown option '%s' (see luabench --help)", a);
+            lb_usage_error(L, "unknown option '%s' (see luabench --help)", a);
         }
     }
-    if (!fio_mode && i < argc && !strcmp(argv[i], "fio")) {
-        fio_mode = 2;
+    if (!cl->fio_mode && i < argc && !strcmp(argv[i], "fio")) {
+        cl->fio_mode = 2;
         i++;
     }
-    if (!fio_mode && i >= argc) {
+    if (!cl->fio_mode && i >= argc) {
         fputs("usage: luabench [options] SCRIPT.lua [key=value ...] (see luabench --help)\n",
               stderr);
-        return 2;
+        return LB_EXIT_USAGE;
     }
-    reject_mpi_launch();
-    int mpi_argc = argc;
-    char **mpi_argv = argv;
-    if (lb_mpi_init(&mpi_argc, &mpi_argv) < 0) {
+    cl->first = i;
+    if (!cl->fio_mode)
+        check_script(L, argv[i]);
+    return GO_ON;
+}
+
+/* A build without MPI refuses to be one of several ranks. */
+static void reject_mpi_launch(lua_State *L)
+{
+#ifndef LB_HAVE_MPI
+    const char *v = getenv("OMPI_COMM_WORLD_SIZE");
+    if (!v)
+        v = getenv("PMI_SIZE");
+    if (v && atoi(v) > 1)
+        lb_usage_error(L, "started by mpirun, but this build has no MPI support "
+                       "(install libopenmpi-dev and rebuild)");
+#else
+    (void)L;
+#endif
+}
+
+/* MPI (under a launcher), the clock and the signal handlers; GO_ON, or
+ * the exit status of a set-up that failed. */
+static int set_up(lua_State *L, int argc, char **argv)
+{
+    reject_mpi_launch(L);
+    if (lb_mpi_init(&argc, &argv) < 0) {
         fputs("luabench: MPI could not be initialised\n", stderr);
-        return 1;
+        return LB_EXIT_FAILURE;
     }
     int rc = lb_clock_init();
     if (rc < 0) {
         fprintf(stderr, "luabench: cannot set up the clock: %s\n", strerror(-rc));
-        return 1;
+        return LB_EXIT_FAILURE;
     }
     struct sigaction sa = {0};
     sa.sa_handler = on_signal;
@@ -325,27 +358,69 @@ int main(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
+    return GO_ON;
+}
 
+/* The standard libraries, the stdlib on package.path, and lb. */
+static void open_libs(lua_State *L)
+{
     lb_host.stdlib = find_stdlib();
-    lua_State *L = luaL_newstate();
-    if (L == NULL) {
-        fputs("luabench: cannot create a Lua state: not enough memory\n", stderr);
-        return 1;
-    }
     luaL_openlibs(L);
     set_path(L, lb_host.stdlib);
     open_lb(L);
-    int code;
-    if (fio_mode == 1)
-        code = run_fio(L, argv + i, argc - i, "--fio");
-    else if (fio_mode == 2)
-        code = run_fio(L, argv + i, argc - i, NULL);
-    else
-        code = run_script(L, argv[i], argv + i + 1, argc - i - 1);
+}
+
+/* The script, or the fio front end; returns the exit status. */
+static int run(lua_State *L, int argc, char **argv, const struct cmdline *cl)
+{
+    int i = cl->first;
+    if (cl->fio_mode == 1)
+        return run_fio(L, argv + i, argc - i, "--fio");
+    if (cl->fio_mode == 2)
+        return run_fio(L, argv + i, argc - i, NULL);
+    return run_script(L, argv[i], argv + i + 1, argc - i - 1);
+}
+
+/* After the run: what was printed goes out, and an interrupt says so. */
+static void note_interrupt(void)
+{
     fflush(stdout);
     if (lb_host.signal)
         fprintf(stderr, "luabench: interrupted by %s: the results are partial\n",
-                lb_host.signal == SIGTERM ? "SIGTERM" : "SIGINT");
+                lb_signal_name(lb_host.signal));
+}
+
+/* Everything after the state's creation, protected; pushes the exit status. */
+static int pmain(lua_State *L)
+{
+    int argc = (int)lua_tointeger(L, 1);
+    char **argv = lua_touserdata(L, 2);
+    struct cmdline cl;
+    int code = parse_args(L, argc, argv, &cl);
+    if (code == GO_ON)
+        code = set_up(L, argc, argv);
+    if (code == GO_ON) {
+        open_libs(L);
+        code = run(L, argc, argv, &cl);
+        note_interrupt();
+    }
+    lua_pushinteger(L, code);
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    lua_State *L = luaL_newstate();
+    if (L == NULL) {
+        fputs("luabench: cannot create a Lua state: not enough memory\n", stderr);
+        return LB_EXIT_FAILURE;
+    }
+    lua_pushcfunction(L, msghandler);
+    lua_pushcfunction(L, pmain);
+    lua_pushinteger(L, argc);
+    lua_pushlightuserdata(L, argv);
+    int status = lua_pcall(L, 2, 1, 1);
+    int code = status == LUA_OK ? (int)lua_tointeger(L, -1) : report_error(L, status);
     lua_close(L);
     lb_mpi_finalize();
     return code;

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "run.h"
-#include "lb.h"
+#include <lauxlib.h>
 #include "result.h"
 
 int lb_mpi_init(int *argc, char ***argv);

@@ -2,7 +2,8 @@
  * Results as Lua tables shaped like one job object of fio's JSON output:
  * per-direction counters and latency summaries, CPU, errors, and the
  * per-interval samples.  Histograms are copied into userdata, so a result
- * outlives the run it came from.
+ * outlives the run it came from.  Also the binding's one rule for errno
+ * names and for the values a failure of the world returns.
  */
 #include <errno.h>
 #include <math.h>
@@ -12,7 +13,7 @@
 #include "clock.h"
 #include "hist.h"
 #include "run.h"
-#include "lb.h"
+#include "histlib.h"
 #include "result.h"
 
 static const double fio_pcts[] = {1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90,
@@ -21,21 +22,24 @@ static const char *const ddir_names[LB_DDIR_N] = {"read", "write", "trim"};
 
 const char *lb_errno_name(int e)
 {
-    static const struct { int e; const char *n; } names[] = {
-        {EIO, "EIO"}, {ENOSPC, "ENOSPC"}, {EAGAIN, "EAGAIN"}, {EINVAL, "EINVAL"},
-        {ENOENT, "ENOENT"}, {EACCES, "EACCES"}, {EPERM, "EPERM"}, {EBADF, "EBADF"},
-        {EFAULT, "EFAULT"}, {EROFS, "EROFS"}, {EDQUOT, "EDQUOT"}, {EINTR, "EINTR"},
-        {ETIMEDOUT, "ETIMEDOUT"}, {EOPNOTSUPP, "EOPNOTSUPP"}, {EILSEQ, "EILSEQ"},
-        {ENODEV, "ENODEV"}, {ENXIO, "ENXIO"}, {EFBIG, "EFBIG"}, {ENOMEM, "ENOMEM"},
-        {EMFILE, "EMFILE"}, {ENFILE, "ENFILE"}, {EEXIST, "EEXIST"}, {EISDIR, "EISDIR"},
-        {ENOTDIR, "ENOTDIR"}, {EBUSY, "EBUSY"}, {ESTALE, "ESTALE"}, {ECANCELED, "ECANCELED"},
-    };
     static __thread char buf[16];
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (names[i].e == e)
-            return names[i].n;
+    const char *name = strerrorname_np(e);
+    if (name)
+        return name;
     snprintf(buf, sizeof buf, "E%d", e);
     return buf;
+}
+
+int lb_pushresult(lua_State *L, int rc, const char *what)
+{
+    if (rc >= 0) {
+        lua_pushboolean(L, 1);
+        return 1;
+    }
+    lua_pushnil(L);
+    lua_pushfstring(L, "%s: %s", what, strerror(-rc));
+    lua_pushstring(L, lb_errno_name(-rc));
+    return 3;
 }
 
 void lb_set_int(lua_State *L, const char *k, uint64_t v)

@@ -1,9 +1,12 @@
-/* Pushing core results onto the Lua stack (result.c). */
+/* Core results as Lua values (result.c): fio-shaped job tables,
+ * intervals, latency objects, errno names, and the three values of a
+ * failure of the world (lb_pushresult). */
 #ifndef LB_RESULT_H
 #define LB_RESULT_H
 
+#include <lauxlib.h>
+
 #include "run.h"
-#include "lb.h"
 
 /* A list of intervals (the run's, or merged over MPI ranks). */
 struct lb_ivs {
@@ -16,7 +19,12 @@ struct lb_ivs {
 void lb_push_stats(lua_State *L, const struct lb_stats *s, const char *name,
                    const struct lb_ivs *ivs);
 void lb_push_interval(lua_State *L, const struct lb_interval *iv);
+/* The name of errno e ("EACCES"), or "E<number>" for one without. */
 const char *lb_errno_name(int e);
+/* A failure of the world as Lua's io library returns one
+ * (luaL_fileresult): for rc = -errno pushes nil, "what: strerror" and
+ * the errno's name and returns 3; for rc >= 0 pushes true and returns 1. */
+int lb_pushresult(lua_State *L, int rc, const char *what);
 /* fio's latency object {min, max, mean, stddev, N, percentile = {[1]=..}}
  * (ns) for h; h may be NULL (all zero). */
 void lb_push_latency(lua_State *L, const struct lb_hist *h);

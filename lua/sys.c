@@ -19,22 +19,12 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
-#include "lb.h"
+#include <lauxlib.h>
+
+#include "result.h"
+#include "sys.h"
 
 #define RESIDENCY_CHUNK (256u << 20)   /* bytes mapped at a time by mincore */
-
-/* nil, "what: strerror", "ENAME" with errno e. */
-static int fail(lua_State *L, int e, const char *what)
-{
-    const char *name = strerrorname_np(e);
-    lua_pushnil(L);
-    lua_pushfstring(L, "%s: %s", what, strerror(e));
-    if (name)
-        lua_pushstring(L, name);
-    else
-        lua_pushfstring(L, "E%d", e);
-    return 3;
-}
 
 static int s_fadvise(lua_State *L)
 {
@@ -43,18 +33,18 @@ static int s_fadvise(lua_State *L)
     int which = luaL_checkoption(L, 2, NULL, names);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return fail(L, errno, path);
+        return lb_pushresult(L, -errno, path);
     /* Dirty pages survive DONTNEED: write them back first. */
     if (which == 0 && fdatasync(fd) != 0 && errno != EINVAL) {
         int e = errno;
         close(fd);
-        return fail(L, e, path);
+        return lb_pushresult(L, -e, path);
     }
     int rc = posix_fadvise(fd, 0, 0, which == 0 ? POSIX_FADV_DONTNEED
                                                 : POSIX_FADV_WILLNEED);
     close(fd);
     if (rc != 0)
-        return fail(L, rc, path);
+        return lb_pushresult(L, -rc, path);
     lua_pushboolean(L, 1);
     return 1;
 }
@@ -83,16 +73,16 @@ static int s_residency(lua_State *L)
     struct stat st;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return fail(L, errno, path);
+        return lb_pushresult(L, -errno, path);
     if (fstat(fd, &st) != 0) {
         int e = errno;
         close(fd);
-        return fail(L, e, path);
+        return lb_pushresult(L, -e, path);
     }
     unsigned char *vec = malloc(RESIDENCY_CHUNK / page);
     if (vec == NULL) {
         close(fd);
-        return fail(L, ENOMEM, path);
+        return lb_pushresult(L, -ENOMEM, path);
     }
     long long resident = 0;
     for (off_t off = 0; off < st.st_size && resident >= 0; off += RESIDENCY_CHUNK) {
@@ -104,7 +94,7 @@ static int s_residency(lua_State *L)
     free(vec);
     close(fd);
     if (resident < 0)
-        return fail(L, (int)-resident, path);
+        return lb_pushresult(L, (int)resident, path);
     lua_pushinteger(L, resident);
     lua_pushinteger(L, (st.st_size + (off_t)page - 1) / (off_t)page);
     return 2;
@@ -116,12 +106,12 @@ static int s_drop_caches(lua_State *L)
     sync();
     int fd = open(path, O_WRONLY | O_CLOEXEC);
     if (fd < 0)
-        return fail(L, errno, path);
+        return lb_pushresult(L, -errno, path);
     ssize_t n = write(fd, "3", 1);
     int e = n == 1 ? 0 : n < 0 ? errno : EIO;
     close(fd);
     if (e)
-        return fail(L, e, path);
+        return lb_pushresult(L, -e, path);
     lua_pushboolean(L, 1);
     return 1;
 }
@@ -176,11 +166,11 @@ static int s_write_atomic(lua_State *L)
     const char *text = luaL_checklstring(L, 2, &len);
     char tmp[PATH_MAX], dir[PATH_MAX];
     if (snprintf(tmp, sizeof tmp, "%s.XXXXXX", path) >= (int)sizeof tmp)
-        return fail(L, ENAMETOOLONG, path);
+        return lb_pushresult(L, -ENAMETOOLONG, path);
     dir_of(path, dir, sizeof dir);
     int fd = mkstemp(tmp);
     if (fd < 0)
-        return fail(L, errno, path);
+        return lb_pushresult(L, -errno, path);
     mode_t mask = umask(0);
     umask(mask);
     int rc = fchmod(fd, 0666 & ~mask) == 0 ? 0 : -errno;
@@ -194,11 +184,11 @@ static int s_write_atomic(lua_State *L)
         rc = -errno;
     if (rc != 0) {
         unlink(tmp);
-        return fail(L, -rc, path);
+        return lb_pushresult(L, rc, path);
     }
     rc = fsync_dir(dir);
     if (rc != 0)
-        return fail(L, -rc, dir);
+        return lb_pushresult(L, rc, dir);
     lua_pushboolean(L, 1);
     return 1;
 }
@@ -209,9 +199,9 @@ static int s_mkdir(lua_State *L)
     const char *path = luaL_checkstring(L, 1);
     char buf[PATH_MAX];
     if (*path == 0)
-        return fail(L, ENOENT, "mkdir ''");
+        return lb_pushresult(L, -ENOENT, "mkdir ''");
     if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
-        return fail(L, ENAMETOOLONG, path);
+        return lb_pushresult(L, -ENAMETOOLONG, path);
     for (char *p = buf + 1; ; p++) {
         if (*p != '/' && *p != 0)
             continue;
@@ -219,9 +209,9 @@ static int s_mkdir(lua_State *L)
         *p = 0;
         struct stat st;
         if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-            return fail(L, errno, buf);
+            return lb_pushresult(L, -errno, buf);
         if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode))
-            return fail(L, ENOTDIR, buf);
+            return lb_pushresult(L, -ENOTDIR, buf);
         if (c == 0)
             break;
         *p = c;
@@ -243,7 +233,7 @@ static int s_stat(lua_State *L)
     const char *path = luaL_checkstring(L, 1);
     struct stat st;
     if (stat(path, &st) != 0)
-        return fail(L, errno, path);
+        return lb_pushresult(L, -errno, path);
     lua_createtable(L, 0, 5);
     lua_pushstring(L, type_name(st.st_mode));
     lua_setfield(L, -2, "type");
@@ -262,7 +252,7 @@ static int s_hostname(lua_State *L)
 {
     char name[HOST_NAME_MAX + 1];
     if (gethostname(name, sizeof name) != 0)
-        return fail(L, errno, "gethostname");
+        return lb_pushresult(L, -errno, "gethostname");
     name[HOST_NAME_MAX] = 0;
     lua_pushstring(L, name);
     return 1;

@@ -11,6 +11,7 @@ success.
   cache.exec{cmd=}               -> {status, output, time_s, cmd}
   cache.poll{cmd=, done="SUCCEEDED", fail="FAILED", every="10s", timeout="30m"}
   cache.log()                    -> every hook run so far: {kind, cmd, status, time_s, ...}
+  cache.state(P, files)          -> S: S.prepare("hot"|"cold"|"none") before each run
 
 Like fio (invalidate=1), lb.run drops the cached pages of the files it
 reads before it starts: a hot-cache run needs invalidate = false in its
@@ -23,7 +24,7 @@ into point.hooks.
 ]]
 
 local stop = require "luabench.stop"
-local report = require "luabench.report"
+local metrics = require "luabench.metric"
 
 local M = {}
 
@@ -241,7 +242,7 @@ function M.poll(o)
     if found(r.output, o.fail, o.pattern) then
       finish("failed", r)
       error(string.format("cache.poll: '%s' reported '%s' after %d tries (%s): %s", o.cmd,
-                          o.fail, tries, report.fmt_s(now() - t0),
+                          o.fail, tries, metrics.fmt_s(now() - t0),
                           last_line(r.output)), 2)
     end
     if found(r.output, want, o.pattern) then
@@ -257,11 +258,104 @@ function M.poll(o)
     if now() - t0 + every > timeout then
       finish("timeout", r)
       error(string.format("cache.poll: timed out after %s waiting for '%s' from '%s' (%d tries); last output: %s",
-                          report.fmt_s(now() - t0), want, o.cmd, tries,
+                          metrics.fmt_s(now() - t0), want, o.cmd, tries,
                           last_line(r.output)), 2)
     end
     lb.sleep(every)
   end
+end
+
+-- ---------------------------------------------------------------- state
+
+local function rank0() return (lb.rank or 0) == 0 end
+
+local function barrier()
+  if lb.barrier and (lb.size or 1) > 1 then lb.barrier() end
+end
+
+--[[ The cache parameters of the guide's procedure, for script.params
+(script.CACHE_PARAMS). ]]
+M.PARAMS = {
+  {"cache", default = "hot", type = "list", choices = {"hot", "cold", "none"},
+   help = "cache state before every run: hot (drop, then load_cmd, else read the files " ..
+          "through), cold (free_cmd, then drop), none (leave it); hot,cold measures both"},
+  {"drop", default = "all", choices = {"all", "files"},
+   help = "what dropping the client page cache drops: all (3 > drop_caches, as the " ..
+          "guide; fadvise when refused) or files (fadvise on the data files only)"},
+  {"load_cmd", help = "shell command loading the data into the cache tier (hot), " ..
+                      "e.g. 'alluxio job load --path /s3/testdata --submit'"},
+  {"progress_cmd", help = "shell command polled after load_cmd until its output holds " ..
+                          "'until', e.g. 'alluxio job load --path /s3/testdata --progress'"},
+  {"until", default = "SUCCEEDED", help = "text progress_cmd prints when the load is done"},
+  {"fail", default = "FAILED", help = "text progress_cmd prints when the load failed"},
+  {"every", default = "10s", type = "time", help = "time between two polls of progress_cmd"},
+  {"poll_timeout", default = "30m", type = "time", help = "give up polling after this long"},
+  {"free_cmd", help = "shell command freeing the cache tier (cold), " ..
+                      "e.g. 'alluxio job free --path /s3/testdata --submit'"},
+}
+
+--[[ cache.state(P, files [, o]) -> S with S.prepare(state)
+to call before each run ("hot", "cold" or "none") and S.invalidate(state),
+the run's invalidate= (false for hot: lb.run would otherwise drop the
+pages just read).  Every state but none starts by dropping the client page
+cache (the guide does it before every hot and cold run).  Hot then runs
+load_cmd and polls progress_cmd; without load_cmd it reads the files
+through the page cache instead (not with direct=1: O_DIRECT bypasses it).
+Cold runs free_cmd first.  The shell hooks run on rank 0 only; drops and
+warming on every rank.  A drop that leaves the files' pages resident is
+warned about once (S.warning).  P holds the values of PARAMS; o.direct
+tells that the runs read with O_DIRECT; o.note(fmt, ...) and
+o.warn(fmt, ...) receive what it has to say (script.cache_state passes
+script.note and script.warn). ]]
+function M.state(P, files, o)
+  o = o or {}
+  local tell, warn = o.note or function() end, o.warn or function() end
+  local S = {drops = {}}
+  local function drop()
+    local method, note = M.drop(files, {global = P.drop ~= "files"})
+    local frac = M.residency(files)
+    S.drops[#S.drops + 1] = {method = method, note = note, residency = frac}
+    if frac > 0.01 then
+      if not S.warning then
+        S.warning = string.format("the client page cache could not be dropped (%s): runs may " ..
+                                  "read from memory", note or
+                                  string.format("%.0f%% still resident", frac * 100))
+        warn("%s", S.warning)
+      end
+    elseif note and not S.noted then
+      S.noted = true
+      tell("cache drop: %s", note)
+    end
+  end
+  function S.prepare(state)
+    if state == "none" then return end
+    if state == "cold" and P.free_cmd and rank0() then
+      M.exec{cmd = P.free_cmd, check = true}
+    end
+    drop()
+    if state == "hot" then
+      if P.load_cmd then
+        if rank0() then
+          M.exec{cmd = P.load_cmd, check = true}
+          if P.progress_cmd then
+            M.poll{cmd = P.progress_cmd, done = P["until"], fail = P.fail,
+                   every = P.every, timeout = P.poll_timeout}
+          end
+        end
+      elseif o.direct then
+        if not S.direct_noted then
+          S.direct_noted = true
+          tell("cache=hot with direct=1 and no load_cmd: O_DIRECT reads bypass the page " ..
+               "cache, so there is nothing to warm; give load_cmd= to load a cache tier")
+        end
+      else
+        M.warm(files)
+      end
+    end
+    barrier()
+  end
+  function S.invalidate(state) return state ~= "hot" end
+  return S
 end
 
 return M

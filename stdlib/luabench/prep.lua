@@ -20,7 +20,7 @@ cold-cache run).  A progress line goes to stderr when it is a terminal.
 ]]
 
 local progress = require "luabench.progress"
-local report = require "luabench.report"
+local metrics = require "luabench.metric"
 
 local M = {}
 
@@ -93,8 +93,8 @@ local function write_batch(batch, size, o, line, done_before)
   if line.on then
     spec.stop = function(iv)
       local w = iv.total and iv.total.write and iv.total.write.bytes or 0
-      line.label = string.format("prep: %s of %s written", report.fmt_bytes(done_before + w),
-                                 report.fmt_bytes(line.total_bytes))
+      line.label = string.format("prep: %s of %s written", metrics.fmt_bytes(done_before + w),
+                                 metrics.fmt_bytes(line.total_bytes))
       line:update(nil)
       return false
     end
@@ -124,7 +124,7 @@ local function layout(paths, size, o, dir)
     error("prep: --readonly was given, but " .. todo[1] .. " must be written", 3)
   end
   mkdirs(todo)
-  local line = progress.new{label = string.format("prep: %d file(s) of %s", #todo, report.fmt_bytes(size))}
+  local line = progress.new{label = string.format("prep: %d file(s) of %s", #todo, metrics.fmt_bytes(size))}
   line.total_bytes = #todo * size
   local _ <close> = setmetatable({}, {__close = function() line:clear() end})
   local par = o.parallel or 16

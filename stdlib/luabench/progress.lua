@@ -14,7 +14,7 @@ returns a stop rule that updates the line and then asks the wrapped rule.
   -- or simply: progress.run(spec [, {label=...}])
 ]]
 
-local report = require "luabench.report"
+local metrics = require "luabench.metric"
 
 local M = {}
 
@@ -48,14 +48,14 @@ function Line:text(iv)
   local eta
   if self.eta then eta = self.eta(el)
   elseif self.total_s then eta = math.max(0, self.total_s - el) end
-  local s = "[" .. report.fmt_s(el) .. (eta and (" ETA " .. report.fmt_s(eta)) or "") .. "]"
+  local s = "[" .. metrics.fmt_s(el) .. (eta and (" ETA " .. metrics.fmt_s(eta)) or "") .. "]"
   if self.points then s = s .. string.format(" point %d/%d", self.point or 0, self.points) end
   if self.label and self.label ~= "" then s = s .. " " .. self.label end
   local x = iv and iv.interval
   if x then
-    s = s .. string.format(": %s IOPS, %s, p99 %s", report.fmt_iops(report.metric(x, "iops")),
-                           report.fmt_bw(report.metric(x, "bw"), self.unit),
-                           report.fmt_ns(report.metric(x, "p99")))
+    s = s .. string.format(": %s IOPS, %s, p99 %s", metrics.fmt_iops(metrics.metric(x, "iops")),
+                           metrics.fmt_bw(metrics.metric(x, "bw"), self.unit),
+                           metrics.fmt_ns(metrics.metric(x, "p99")))
   end
   return s
 end

@@ -400,84 +400,13 @@ end
 
 -- ---------------------------------------------------------------- cache
 
---[[ The cache parameters of the guide's procedure, for script.params. ]]
-M.CACHE_PARAMS = {
-  {"cache", default = "hot", type = "list", choices = {"hot", "cold", "none"},
-   help = "cache state before every run: hot (drop, then load_cmd, else read the files " ..
-          "through), cold (free_cmd, then drop), none (leave it); hot,cold measures both"},
-  {"drop", default = "all", choices = {"all", "files"},
-   help = "what dropping the client page cache drops: all (3 > drop_caches, as the " ..
-          "guide; fadvise when refused) or files (fadvise on the data files only)"},
-  {"load_cmd", help = "shell command loading the data into the cache tier (hot), " ..
-                      "e.g. 'alluxio job load --path /s3/testdata --submit'"},
-  {"progress_cmd", help = "shell command polled after load_cmd until its output holds " ..
-                          "'until', e.g. 'alluxio job load --path /s3/testdata --progress'"},
-  {"until", default = "SUCCEEDED", help = "text progress_cmd prints when the load is done"},
-  {"fail", default = "FAILED", help = "text progress_cmd prints when the load failed"},
-  {"every", default = "10s", type = "time", help = "time between two polls of progress_cmd"},
-  {"poll_timeout", default = "30m", type = "time", help = "give up polling after this long"},
-  {"free_cmd", help = "shell command freeing the cache tier (cold), " ..
-                      "e.g. 'alluxio job free --path /s3/testdata --submit'"},
-}
+-- The cache parameters of the guide's procedure, for script.params.
+M.CACHE_PARAMS = cache.PARAMS
 
---[[ script.cache_state(P, files [, {direct=}]) -> S with S.prepare(state)
-to call before each run ("hot", "cold" or "none") and S.invalidate(state),
-the run's invalidate= (false for hot: lb.run would otherwise drop the
-pages just read).  Every state but none starts by dropping the client page
-cache (the guide does it before every hot and cold run).  Hot then runs
-load_cmd and polls progress_cmd; without load_cmd it reads the files
-through the page cache instead (not with direct=1: O_DIRECT bypasses it).
-Cold runs free_cmd first.  The shell hooks run on rank 0 only; drops and
-warming on every rank.  A drop that leaves the files' pages resident is
-warned about once. ]]
+--[[ script.cache_state(P, files [, {direct=}]): cache.state, whose notes
+and warning script.note and script.warn say. ]]
 function M.cache_state(P, files, o)
-  o = o or {}
-  local S = {drops = {}}
-  local function drop()
-    local method, note = cache.drop(files, {global = P.drop ~= "files"})
-    local frac = cache.residency(files)
-    S.drops[#S.drops + 1] = {method = method, note = note, residency = frac}
-    if frac > 0.01 then
-      if not S.warning then
-        S.warning = string.format("the client page cache could not be dropped (%s): runs may " ..
-                                  "read from memory", note or
-                                  string.format("%.0f%% still resident", frac * 100))
-        M.warn("%s", S.warning)
-      end
-    elseif note and not S.noted then
-      S.noted = true
-      M.note("cache drop: %s", note)
-    end
-  end
-  function S.prepare(state)
-    if state == "none" then return end
-    if state == "cold" and P.free_cmd and M.rank0() then
-      cache.exec{cmd = P.free_cmd, check = true}
-    end
-    drop()
-    if state == "hot" then
-      if P.load_cmd then
-        if M.rank0() then
-          cache.exec{cmd = P.load_cmd, check = true}
-          if P.progress_cmd then
-            cache.poll{cmd = P.progress_cmd, done = P["until"], fail = P.fail,
-                       every = P.every, timeout = P.poll_timeout}
-          end
-        end
-      elseif o.direct then
-        if not S.direct_noted then
-          S.direct_noted = true
-          M.note("cache=hot with direct=1 and no load_cmd: O_DIRECT reads bypass the page " ..
-                 "cache, so there is nothing to warm; give load_cmd= to load a cache tier")
-        end
-      else
-        cache.warm(files)
-      end
-    end
-    M.barrier()
-  end
-  function S.invalidate(state) return state ~= "hot" end
-  return S
+  return cache.state(P, files, {direct = o and o.direct, note = M.note, warn = M.warn})
 end
 
 return M

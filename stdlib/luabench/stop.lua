@@ -19,7 +19,7 @@ ddir="read"|"write"|"trim" is given.  Durations take fio's units ("500ms",
 print anything; the core's intervals are their only input.
 ]]
 
-local report = require "luabench.report"
+local metrics = require "luabench.metric"
 
 local M = {}
 
@@ -72,7 +72,7 @@ end
 local function samples(ws, metric, ddir)
   local xs, ys = {}, {}
   for i, x in ipairs(ws) do
-    local v = report.metric(x, metric, ddir)
+    local v = metrics.metric(x, metric, ddir)
     if v == nil then return nil end
     xs[i] = (x.start_ms + x.end_ms) / 2000
     ys[i] = v
@@ -111,7 +111,7 @@ end
 -- ---------------------------------------------------------------- rules
 
 local function opt_metric(o, default)
-  return report.check_metric(o.metric or default, 4)
+  return metrics.check_metric(o.metric or default, 4)
 end
 
 --[[ stop.steady{metric=, window="10s", slope=, deviation=, ramp=}: fio's
@@ -147,8 +147,8 @@ function M.steady(o)
       why[#why + 1] = "deviation " .. pct(d)
     end
     return string.format("steady state: %s %s, %s over %s", metric,
-                         report.fmt_metric(metric, m), table.concat(why, ", "),
-                         report.fmt_s(window))
+                         metrics.fmt_metric(metric, m), table.concat(why, ", "),
+                         metrics.fmt_s(window))
   end
 end
 
@@ -203,7 +203,7 @@ function M.ci(o)
     local ys = {}
     for _, x in ipairs(iv.intervals or {}) do
       if x.start_ms / 1000 >= ramp - 1e-9 then
-        local v = report.metric(x, metric, o.ddir)
+        local v = metrics.metric(x, metric, o.ddir)
         if v then ys[#ys + 1] = v end
       end
     end
@@ -214,12 +214,12 @@ function M.ci(o)
       half = tq[n] * stddev(ys, m) / math.sqrt(n) / m
     end
     local what = string.format("%s %s +-%s (%g%% confidence, n=%d)", metric,
-                               report.fmt_metric(metric, m), half < math.huge and pct(half) or "?",
+                               metrics.fmt_metric(metric, m), half < math.huge and pct(half) or "?",
                                conf * 100, n)
     if t >= min - 1e-9 and half <= rel then return "ci: " .. what end
     if t >= max - 1e-9 then
       return string.format("ci: did not converge in %s: %s, wanted +-%s",
-                           report.fmt_s(max), what, pct(rel))
+                           metrics.fmt_s(max), what, pct(rel))
     end
     return false
   end
@@ -240,14 +240,14 @@ function M.latency(o)
     if not ws then return false end
     local h = lb.hist()
     for _, x in ipairs(ws) do
-      local hx = report.clat_hist(x, o.ddir)
+      local hx = metrics.clat_hist(x, o.ddir)
       if hx then h:merge(hx) end
     end
     if h:count() == 0 then return false end
     local v = h:percentile(p)
     if v <= above then return false end
     return string.format("latency: p%g %s over the last %s is above %s", p,
-                         report.fmt_ns(v), report.fmt_s(window), report.fmt_ns(above))
+                         metrics.fmt_ns(v), metrics.fmt_s(window), metrics.fmt_ns(above))
   end
 end
 

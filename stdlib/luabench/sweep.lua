@@ -34,7 +34,7 @@ series -- the points that differ only on the axis -- so with vary = {rw =
 ctx) names the series' knee.
 ]]
 
-local report = require "luabench.report"
+local metrics = require "luabench.metric"
 local stop = require "luabench.stop"
 local progress = require "luabench.progress"
 local cache = require "luabench.cache"
@@ -124,7 +124,7 @@ local function median_run(runs, metric)
   local sorted = {}
   for i, r in ipairs(runs) do sorted[i] = r end
   table.sort(sorted, function(a, b)
-    return (report.metric(a, metric) or 0) < (report.metric(b, metric) or 0)
+    return (metrics.metric(a, metric) or 0) < (metrics.metric(b, metric) or 0)
   end)
   return sorted[(#sorted + 1) // 2]
 end
@@ -134,7 +134,7 @@ local function spread(runs)
   for _, m in ipairs({"bw", "iops", "p99"}) do
     local lo, hi, sum, n = math.huge, -math.huge, 0, 0
     for _, r in ipairs(runs) do
-      local v = report.metric(r, m)
+      local v = metrics.metric(r, m)
       if v then lo, hi, sum, n = math.min(lo, v), math.max(hi, v), sum + v, n + 1 end
     end
     out[m] = (n > 0 and sum > 0) and (hi - lo) / (sum / n) or 0
@@ -195,15 +195,15 @@ local function run_point(S, params, order, refined)
   point.rep = nil
   point.result = median_run(point.repeats, S.metric)
   point.spread = spread(point.repeats)
-  point.values = report.values(point.result)
+  point.values = metrics.values(point.result)
   point.hooks = {}
   local log = cache.log()
   for i = mark + 1, #log do point.hooks[#point.hooks + 1] = log[i] end
   S.points[#S.points + 1] = point
   if line then
     local v = point.values
-    line:note(string.format("%s: %s IOPS, %s, p99 %s", point.label, report.fmt_iops(v.iops),
-                            report.fmt_bw(v.bw, S.unit), report.fmt_ns(v.p99)))
+    line:note(string.format("%s: %s IOPS, %s, p99 %s", point.label, metrics.fmt_iops(v.iops),
+                            metrics.fmt_bw(v.bw, S.unit), metrics.fmt_ns(v.p99)))
   end
   return point
 end
@@ -238,7 +238,7 @@ local function new_state(o)
     rule = rule, axis = rule_axis(rule, names), repeat_n = repeat_n,
     per_series = type(rule) == "table", finds_knee = type(rule) == "table" and rule.finish ~= nil,
     before_each = o.before_each, after_each = o.after_each,
-    metric = report.check_metric(o.metric or (type(rule) == "table" and rule.metric) or "bw", 3),
+    metric = metrics.check_metric(o.metric or (type(rule) == "table" and rule.metric) or "bw", 3),
     progress = o.progress ~= false, unit = o.unit,
     total_points = #grid, total_runs = #grid * repeat_n, nruns = 0, run_s = 0, ipoint = 0,
     expected_s = progress.expected_s(o.base or {}),
@@ -281,8 +281,8 @@ local function finish(S)
   end
   table.sort(S.points, function(a, b) return a.order < b.order end)
   for _, p in ipairs(S.points) do
-    local v = report.metric(p.result, S.metric) or 0
-    if not S.peak or v > (report.metric(S.peak.result, S.metric) or 0) then S.peak = p end
+    local v = metrics.metric(p.result, S.metric) or 0
+    if not S.peak or v > (metrics.metric(S.peak.result, S.metric) or 0) then S.peak = p end
   end
   if #S.series == 1 then S.knee = S.series[1].knee end
 end
@@ -357,8 +357,8 @@ the next point (extra runs) to place it exactly.  A series that never
 degrades has no knee. ]]
 function M.knee(o)
   o = o or {}
-  local K = {axis = o.axis, metric = report.check_metric(o.metric or "bw", 2),
-             latency = report.check_metric(o.latency or "p99", 2),
+  local K = {axis = o.axis, metric = metrics.check_metric(o.metric or "bw", 2),
+             latency = metrics.check_metric(o.latency or "p99", 2),
              bw_gain = o.bw_gain or 0.05, p99_growth = o.p99_growth or 2.0,
              refine = o.refine or false}
   function K.compare(a, b, axis)
@@ -404,7 +404,7 @@ end
 step along the axis adds less than gain (relative) of the metric. ]]
 function M.plateau(o)
   o = o or {}
-  local P = {axis = o.axis, metric = report.check_metric(o.metric or "bw", 2), gain = o.gain or 0.05}
+  local P = {axis = o.axis, metric = metrics.check_metric(o.metric or "bw", 2), gain = o.gain or 0.05}
   function P.compare(a, b, axis)
     local g = gain_of(a, b, P.metric)
     if g < P.gain then

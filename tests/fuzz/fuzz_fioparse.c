@@ -1,5 +1,5 @@
 /*
- * Fuzzes the fio job-file parser (stdlib/luabench/fio_parse.lua) and the
+ * Fuzzes the fio job-file parser (stdlib/luabench/fio/parse.lua) and the
  * fio command line (luabench.fio's cli and cli_jobs) inside an embedded
  * Lua state.  An input that starts with "--" is a command line, one
  * argument per line; any other input is a job file.  Lua errors are the
@@ -128,7 +128,7 @@ static const char setup_lua[] =
 "io.write = function() end\n"
 "io.popen, os.execute, os.remove, os.rename, os.exit = nil, nil, nil, nil, nil\n"
 "os.tmpname, io.output, dofile, loadfile = nil, nil, nil, nil\n"
-"P = require 'luabench.fio_parse'\n"
+"P = require 'luabench.fio.parse'\n"
 "P.note = function() end\n"
 "local suggest = P.suggest\n"
 "function P.suggest(tab, name)\n"   /* slow: only for inputs opening with ';' */
@@ -164,7 +164,7 @@ static void setup(void)
         abort();
     luaL_openlibs(L);
     lua_getglobal(L, "package");
-    lua_pushstring(L, LB_STDLIB_DIR "/?.lua");
+    lua_pushstring(L, LB_STDLIB_DIR "/?.lua;" LB_STDLIB_DIR "/?/init.lua");
     lua_setfield(L, -2, "path");
     lua_pop(L, 1);
     lua_pushstring(L, dir);

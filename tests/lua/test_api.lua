@@ -1,6 +1,6 @@
 -- Description: lb.run on the null engine returns fio's job object shape with
 -- exact counts, latency summaries, histograms and per-interval samples.
-local function check(cond, msg) if not cond then error(msg, 2) end end
+local check = dofile("tests/lua/lib.lua").check
 
 local r = lb.run{name = "api", ioengine = "null", rw = "randread", bs = "4k", size = "4m", numjobs = 2}
 check(r.jobname == "api", "jobname")

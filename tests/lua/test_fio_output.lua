@@ -10,10 +10,11 @@ if not (rawget(_G, "lb") and lb.hist and lb.json_decode) then
 end
 
 local fio = require "luabench.fio"
-local O = require "luabench.fio_output"
-local L = require "luabench.fio_logs"
+local O = require "luabench.fio.output"
+local L = require "luabench.fio.logs"
 
-local check, eq, finish = dofile("tests/lua/lib.lua").counter()
+local T = dofile("tests/lua/lib.lua")
+local check, eq = T.check, T.eq
 
 -- A result as lb.run gives it, built by hand: reads of 600 ns to 3 ms,
 -- writes of 20 us, in two 1 s intervals.
@@ -176,5 +177,3 @@ local bw = L.windowed(r, "bw", 1000)
 eq(bw:match("[^\n]+"), "1000, 800, 0, 0, 0", "bw log line")
 eq(select(2, bw:gsub("\n", "")), 4, "bw log lines")
 eq(L.windowed(r, "iops", 2000):match("[^\n]+"), "2000, 200, 0, 0, 0", "iops log over a 2 s window")
-
-finish()

@@ -15,7 +15,8 @@ if not null_ok then
   os.exit(77)
 end
 
-local check, eq, finish = dofile("tests/lua/lib.lua").counter()
+local T = dofile("tests/lua/lib.lua")
+local check, eq = T.check, T.eq
 
 -- duplicate.fio: two jobs named "same" (read, then write), 1 MiB each, null engine
 local jobs = fio.load("tests/fio/duplicate.fio")
@@ -61,5 +62,3 @@ for _, kind in ipairs{"bw", "clat_hist"} do
     eq(cols, kind == "bw" and 5 or 1859, kind .. " log columns")
   end
 end
-
-finish()

@@ -1,7 +1,7 @@
 -- Description: without a launcher there is one rank: phases run here,
 -- allgather/bcast return this rank's value, results carry no hosts table.
 local mpi = require "luabench.mpi"
-local function check(c, m) if not c then error(m, 2) end end
+local check = dofile("tests/lua/lib.lua").check
 check(lb.rank == 0 and lb.size == 1, "one rank")
 local ran = 0
 check(mpi.phase("one", function() ran = ran + 1; return {x = 1} end).x == 1, "phase value")

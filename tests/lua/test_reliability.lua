@@ -3,7 +3,7 @@
 -- holds the same descriptors and threads as before, the user's file is
 -- untouched, and the next run works.  Failed I/Os come back in
 -- result.errors with errno, file, offset and direction.
-local function check(cond, msg) if not cond then error(msg, 2) end end
+local check = dofile("tests/lua/lib.lua").check
 
 local function slurp(path, mode)
   local fh = assert(io.open(path, mode or "rb"))

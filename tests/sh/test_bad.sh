@@ -25,7 +25,7 @@ nobody=()
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null &&
    setpriv --reuid=65534 --regid=65534 --clear-groups "$LUABENCH" --version >/dev/null 2>&1 &&
    setpriv --reuid=65534 --regid=65534 --clear-groups \
-     test -r "$LB_SRC/tests/bad/permission_denied.lua" -a -r "$LB_SRC/stdlib/luabench/fio.lua"; then
+     test -r "$LB_SRC/tests/bad/permission_denied.lua" -a -r "$LB_SRC/stdlib/luabench/fio/init.lua"; then
   nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 fi
 

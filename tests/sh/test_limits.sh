@@ -63,7 +63,7 @@ works_or_says "numjobs=2000" "$rc" 8000 "thread"
 # --- a thread limit: nobody with RLIMIT_NPROC 100 (root is not limited) --------------
 if [ "$(id -u)" -eq 0 ] && command -v prlimit >/dev/null && command -v setpriv >/dev/null &&
    setpriv --reuid=65534 --regid=65534 --clear-groups "$LUABENCH" --version >/dev/null 2>&1 &&
-   setpriv --reuid=65534 --regid=65534 --clear-groups test -r "$LB_SRC/stdlib/luabench/fio.lua"; then
+   setpriv --reuid=65534 --regid=65534 --clear-groups test -r "$LB_SRC/stdlib/luabench/fio/init.lua"; then
   rc=0
   prlimit --nproc=100 setpriv --reuid=65534 --regid=65534 --clear-groups \
     "$LUABENCH" fio --name=t --ioengine=null --numjobs=500 --size=16k --bs=4k --group_reporting \

@@ -7,14 +7,14 @@
 --   io.write(fio.json(results))               -- fio's JSON (fio.normal, fio.terse)
 --
 -- fio.main(argv) is `luabench --fio FILE...` and `luabench fio [options]`.
--- The work is split: fio_parse (job files, option names), fio_run (lb.run
--- per group, stop rules, hooks), fio_logs (log files), fio_output (JSON,
--- terse), fio_text (normal output).  Nothing here touches `lb` at load.
+-- The work is split: fio.parse (job files, option names), fio.run (lb.run
+-- per group, stop rules, hooks), fio.logs (log files), fio.output (JSON,
+-- terse), fio.text (normal output).  Nothing here touches `lb` at load.
 
-local P = require "luabench.fio_parse"
-local R = require "luabench.fio_run"
-local O = require "luabench.fio_output"
-local T = require "luabench.fio_text"
+local P = require "luabench.fio.parse"
+local R = require "luabench.fio.run"
+local O = require "luabench.fio.output"
+local T = require "luabench.fio.text"
 
 local M = {}
 

@@ -33,8 +33,8 @@
  * run and lb.run raises it with the generator's file:line.  Each call runs
  * to completion: a generator that never returns holds its worker.
  */
-#ifndef LB_LUA_GEN_H
-#define LB_LUA_GEN_H
+#ifndef LB_GENLIB_H
+#define LB_GENLIB_H
 
 #include <lua.h>
 

@@ -15,7 +15,9 @@
 #include "meta.h"
 #include "train.h"
 #include "units.h"
-#include "lb.h"
+#include "histlib.h"
+#include "host.h"
+#include "trainlib.h"
 #include "result.h"
 
 #define TRAIN_GUARD "lb.train.guard"

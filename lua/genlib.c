@@ -1,5 +1,5 @@
 /*
- * Operation generators written in Lua (gen.h): the one place where worker
+ * Operation generators written in Lua (genlib.h): the one place where worker
  * threads run Lua.
  *
  * On the main thread, lb_gen_attach turns spec.generator into bytecode
@@ -31,27 +31,20 @@
 
 #include "engine.h"
 #include "job.h"
-#include "gen.h"
-#include "lb.h"
+#include "genlib.h"
+#include "host.h"
+#include "result.h"
+#include "serial.h"
 
-#define BUF_MT "lb.genbuf"
-#define ARGS_DEPTH 64            /* generator_args nested deeper: refused */
 #define EMPTY_CALLS 1000         /* next() true without an op this often: refused */
 
 enum { KIND_FUNC, KIND_TABLE, KIND_FILE };
 
-static const char ARGS_SEEN = 0;  /* registry key: the tables being copied */
-
-struct blob {
-    char *p;
-    size_t n;
-};
-
 /* What every worker of a job starts from; read-only once attached. */
 struct gen_src {
     int kind;
-    struct blob init, next;      /* bytecode; KIND_FILE: next is the file's chunk */
-    struct blob args;            /* serialized generator_args; n = 0: none */
+    struct lb_blob init, next;      /* bytecode; KIND_FILE: next is the file's chunk */
+    struct lb_blob args;            /* serialized generator_args; n = 0: none */
     char *file;                  /* KIND_FILE: its path, for messages */
     char *path, *cpath;          /* package.path / cpath of the main state */
 };
@@ -71,239 +64,22 @@ struct gen_worker {
     const struct lb_job *job;
 };
 
-/* ---- growable buffers, freed by __gc if an error interrupts ---- */
-
-struct sbuf {
-    char *p;
-    size_t n, cap;
-};
-
-static int sbuf_gc(lua_State *L)
-{
-    struct sbuf *b = lua_touserdata(L, 1);
-
-    free(b->p);
-    b->p = NULL;
-    return 0;
-}
-
-static struct sbuf *sbuf_new(lua_State *L)
-{
-    struct sbuf *b = lua_newuserdatauv(L, sizeof(*b), 0);
-
-    memset(b, 0, sizeof(*b));
-    if (luaL_newmetatable(L, BUF_MT)) {
-        lua_pushcfunction(L, sbuf_gc);
-        lua_setfield(L, -2, "__gc");
-    }
-    lua_setmetatable(L, -2);
-    return b;
-}
-
-static int sbuf_add(struct sbuf *b, const void *p, size_t n)
-{
-    if (b->n + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        char *q;
-
-        while (cap < b->n + n)
-            cap *= 2;
-        q = realloc(b->p, cap);
-        if (!q)
-            return -ENOMEM;
-        b->p = q;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->n, p, n);
-    b->n += n;
-    return 0;
-}
-
-static void sbuf_put(lua_State *L, struct sbuf *b, const void *p, size_t n)
-{
-    if (sbuf_add(b, p, n))
-        luaL_error(L, "lb.run: not enough memory");
-}
-
-static struct blob sbuf_take(struct sbuf *b)
-{
-    struct blob o = { b->p, b->n };
-
-    b->p = NULL;
-    b->n = b->cap = 0;
-    return o;
-}
-
-/* ---- generator_args: a deep copy by value ---- */
-
-static void path_key(lua_State *L, char *path, size_t at, size_t len)
-{
-    if (lua_type(L, -2) == LUA_TSTRING)
-        snprintf(path + at, len - at, ".%s", lua_tostring(L, -2));
-    else if (lua_isinteger(L, -2))
-        snprintf(path + at, len - at, "[%lld]", (long long)lua_tointeger(L, -2));
-    else if (lua_type(L, -2) == LUA_TNUMBER)
-        snprintf(path + at, len - at, "[%g]", lua_tonumber(L, -2));
-    else
-        snprintf(path + at, len - at, "[%s]", luaL_typename(L, -2));
-}
-
-static void ser_value(lua_State *L, struct sbuf *b, char *path, size_t len, int depth);
-
-static void ser_table(lua_State *L, struct sbuf *b, char *path, size_t len, int depth)
-{
-    size_t at = strlen(path);
-
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &ARGS_SEEN);
-    lua_pushvalue(L, -2);
-    if (lua_rawget(L, -2) != LUA_TNIL)
-        lb_usage_error(L, "%s: a table that contains itself cannot be copied", path);
-    lua_pop(L, 1);
-    if (depth >= ARGS_DEPTH)
-        lb_usage_error(L, "%s: tables nested more than %d deep", path, ARGS_DEPTH);
-    lua_pushvalue(L, -2);
-    lua_pushboolean(L, 1);
-    lua_rawset(L, -3);
-    lua_pop(L, 1);
-    luaL_checkstack(L, 4, "generator_args");
-    sbuf_put(L, b, "{", 1);
-    lua_pushnil(L);
-    while (lua_next(L, -2)) {
-        int kt = lua_type(L, -2);
-
-        path_key(L, path, at, len);
-        if (kt != LUA_TSTRING && kt != LUA_TNUMBER && kt != LUA_TBOOLEAN)
-            lb_usage_error(L, "%s: a %s key cannot be copied to the worker threads "
-                           "(keys: strings, numbers, booleans)", path, luaL_typename(L, -2));
-        lua_pushvalue(L, -2);
-        ser_value(L, b, path, len, depth + 1);
-        lua_pop(L, 1);
-        ser_value(L, b, path, len, depth + 1);
-        lua_pop(L, 1);
-        path[at] = '\0';
-    }
-    sbuf_put(L, b, "}", 1);
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &ARGS_SEEN);
-    lua_pushvalue(L, -2);
-    lua_pushnil(L);
-    lua_rawset(L, -3);
-    lua_pop(L, 1);
-}
-
-/* The value on top of the stack, appended to b. */
-static void ser_value(lua_State *L, struct sbuf *b, char *path, size_t len, int depth)
-{
-    switch (lua_type(L, -1)) {
-    case LUA_TBOOLEAN:
-        sbuf_put(L, b, lua_toboolean(L, -1) ? "T" : "F", 1);
-        return;
-    case LUA_TNUMBER:
-        if (lua_isinteger(L, -1)) {
-            lua_Integer i = lua_tointeger(L, -1);
-
-            sbuf_put(L, b, "I", 1);
-            sbuf_put(L, b, &i, sizeof(i));
-        } else {
-            lua_Number d = lua_tonumber(L, -1);
-
-            sbuf_put(L, b, "D", 1);
-            sbuf_put(L, b, &d, sizeof(d));
-        }
-        return;
-    case LUA_TSTRING: {
-        size_t n;
-        const char *s = lua_tolstring(L, -1, &n);
-
-        sbuf_put(L, b, "S", 1);
-        sbuf_put(L, b, &n, sizeof(n));
-        sbuf_put(L, b, s, n);
-        return;
-    }
-    case LUA_TTABLE:
-        ser_table(L, b, path, len, depth);
-        return;
-    default:
-        lb_usage_error(L, "%s: a %s cannot be copied to the worker threads "
-                       "(strings, numbers, booleans and tables of them only)", path,
-                       luaL_typename(L, -1));
-    }
-}
-
-struct rd {
-    const char *p, *end;
-};
-
-static void rd_get(lua_State *L, struct rd *r, void *out, size_t n)
-{
-    if ((size_t)(r->end - r->p) < n)
-        luaL_error(L, "generator_args: truncated copy");
-    memcpy(out, r->p, n);
-    r->p += n;
-}
-
-/* Pushes the next serialized value; returns 0 at a table's end marker. */
-static int deser(lua_State *L, struct rd *r)
-{
-    char tag;
-
-    luaL_checkstack(L, 3, "generator_args");
-    rd_get(L, r, &tag, 1);
-    switch (tag) {
-    case 'T': case 'F':
-        lua_pushboolean(L, tag == 'T');
-        return 1;
-    case 'I': {
-        lua_Integer i;
-
-        rd_get(L, r, &i, sizeof(i));
-        lua_pushinteger(L, i);
-        return 1;
-    }
-    case 'D': {
-        lua_Number d;
-
-        rd_get(L, r, &d, sizeof(d));
-        lua_pushnumber(L, d);
-        return 1;
-    }
-    case 'S': {
-        size_t n;
-
-        rd_get(L, r, &n, sizeof(n));
-        if ((size_t)(r->end - r->p) < n)
-            luaL_error(L, "generator_args: truncated copy");
-        lua_pushlstring(L, r->p, n);
-        r->p += n;
-        return 1;
-    }
-    case '{':
-        lua_newtable(L);
-        while (deser(L, r)) {
-            deser(L, r);
-            lua_rawset(L, -3);
-        }
-        return 1;
-    default:
-        return 0;
-    }
-}
-
 /* ---- attaching: the main thread ---- */
 
 static int dump_writer(lua_State *L, const void *p, size_t n, void *ud)
 {
     (void)L;
-    return sbuf_add(ud, p, n);
+    return lb_sbuf_add(ud, p, n);
 }
 
 /* Bytecode of the Lua function on top of the stack (left there). */
-static struct sbuf *dump_fn(lua_State *L, const char *field)
+static struct lb_sbuf *dump_fn(lua_State *L, const char *field)
 {
-    struct sbuf *b;
+    struct lb_sbuf *b;
 
     if (lua_iscfunction(L, -1))
         lb_usage_error(L, "%s must be a Lua function, not a C function", field);
-    b = sbuf_new(L);
+    b = lb_sbuf_new(L);
     lua_pushvalue(L, -2);
     if (lua_dump(L, dump_writer, b, 0))
         luaL_error(L, "lb.run: not enough memory");
@@ -332,9 +108,9 @@ static void check_upvalues(lua_State *L, int fn, const char *field)
 }
 
 /* Pushes the bytecode buffer of fn (at index fn) after checking it. */
-static struct sbuf *take_fn(lua_State *L, int fn, const char *field)
+static struct lb_sbuf *take_fn(lua_State *L, int fn, const char *field)
 {
-    struct sbuf *b;
+    struct lb_sbuf *b;
 
     if (!lua_isfunction(L, fn))
         lb_usage_error(L, "%s must be a function, not a %s", field, luaL_typename(L, fn));
@@ -371,7 +147,7 @@ static int load_file(lua_State *L, const char *path)
 }
 
 /* Pushes the next (and init) bytecode of generator value g. */
-static int take_code(lua_State *L, int g, struct sbuf **init, struct sbuf **next)
+static int take_code(lua_State *L, int g, struct lb_sbuf **init, struct lb_sbuf **next)
 {
     *init = *next = NULL;
     switch (lua_type(L, g)) {
@@ -440,9 +216,8 @@ static const struct lb_opsrc_ops gen_ops;
 void lb_gen_attach(lua_State *L, int spec, int sub, struct lb_job *job)
 {
     int top = lua_gettop(L), g, kind;
-    struct sbuf *init, *next, *args;
+    struct lb_sbuf *init, *next, *args;
     struct gen_src *s;
-    char path[256] = "generator_args";
 
     spec = lua_absindex(L, spec);
     sub = sub ? lua_absindex(L, sub) : 0;
@@ -455,12 +230,10 @@ void lb_gen_attach(lua_State *L, int spec, int sub, struct lb_job *job)
         lua_settop(L, top);
         return;
     }
-    args = sbuf_new(L);
+    args = lb_sbuf_new(L);
     if (!lua_isnil(L, -2)) {
-        lua_newtable(L);                       /* a fresh set after an error */
-        lua_rawsetp(L, LUA_REGISTRYINDEX, &ARGS_SEEN);
         lua_pushvalue(L, -2);
-        ser_value(L, args, path, sizeof(path), 0);
+        lb_serial_put(L, args, "generator_args");
         lua_pop(L, 1);
     }
     kind = take_code(L, g, &init, &next);
@@ -468,10 +241,10 @@ void lb_gen_attach(lua_State *L, int spec, int sub, struct lb_job *job)
     if (!s)
         luaL_error(L, "lb.run: not enough memory");
     s->kind = kind;
-    s->next = sbuf_take(next);
+    s->next = lb_sbuf_take(next);
     if (init)
-        s->init = sbuf_take(init);
-    s->args = sbuf_take(args);
+        s->init = lb_sbuf_take(init);
+    s->args = lb_sbuf_take(args);
     s->file = kind == KIND_FILE ? strdup(lua_tostring(L, g)) : NULL;
     s->path = package_string(L, "path");
     s->cpath = package_string(L, "cpath");
@@ -620,12 +393,6 @@ static int ctx_file_size(lua_State *L)
     return 1;
 }
 
-static void set_int(lua_State *L, const char *k, lua_Integer v)
-{
-    lua_pushinteger(L, v);
-    lua_setfield(L, -2, k);
-}
-
 /* The job's block size: the largest of its directions' (bs, bsrange). */
 static lua_Integer job_bs(const struct lb_job *j)
 {
@@ -648,13 +415,13 @@ static void push_ctx(lua_State *L, struct gen_worker *g, uint64_t seed)
 
     lua_createtable(L, 0, 16);
     luaL_setfuncs(L, fns, 0);
-    set_int(L, "clone", g->clone);
-    set_int(L, "nfiles", g->nfiles);
-    set_int(L, "max_len", (lua_Integer)g->max_len);
-    set_int(L, "bs", job_bs(g->job));
-    set_int(L, "seed", (lua_Integer)seed);
-    set_int(L, "batch", 0);
-    set_int(L, "calls", 0);
+    lb_set_int(L, "clone", g->clone);
+    lb_set_int(L, "nfiles", g->nfiles);
+    lb_set_int(L, "max_len", g->max_len);
+    lb_set_int(L, "bs", job_bs(g->job));
+    lb_set_int(L, "seed", seed);
+    lb_set_int(L, "batch", 0);
+    lb_set_int(L, "calls", 0);
     lua_pushstring(L, g->job->name ? g->job->name : "job");
     lua_setfield(L, -2, "job");
     lua_getglobal(L, "math");
@@ -665,9 +432,7 @@ static void push_ctx(lua_State *L, struct gen_worker *g, uint64_t seed)
     lua_setfield(L, -3, "rand");
     lua_pop(L, 1);
     if (g->src->args.n) {
-        struct rd r = { g->src->args.p, g->src->args.p + g->src->args.n };
-
-        deser(L, &r);
+        lb_serial_get(L, &g->src->args, "generator_args");
         lua_setfield(L, -2, "args");
     }
 }
@@ -686,7 +451,7 @@ static void set_paths(lua_State *L, const struct gen_src *s)
     lua_pop(L, 1);
 }
 
-static void load_blob(lua_State *L, const struct blob *b)
+static void load_blob(lua_State *L, const struct lb_blob *b)
 {
     if (luaL_loadbufferx(L, b->p, b->n, "=generator", "b") != LUA_OK)
         lua_error(L);

@@ -8,7 +8,9 @@
 #include <stdint.h>
 
 #include "hist.h"
-#include "lb.h"
+#include <lauxlib.h>
+
+#include "histlib.h"
 
 #define HIST_MT "lb.hist"
 

@@ -1,0 +1,47 @@
+/*
+ * The host's ground floor: the process-wide settings of the command line,
+ * the usage-error channel (bad input: one line, exit 2) and the table of
+ * exit statuses.  Every binding file may include this header; it includes
+ * no other file of lua/ and calls nothing above it.
+ */
+#ifndef LB_HOST_H
+#define LB_HOST_H
+
+#include <lua.h>
+
+/* Process-wide settings from the command line. */
+struct lb_host {
+    int quiet;             /* -q: no progress line, no notes */
+    int readonly;          /* --readonly: open nothing for writing */
+    int allow_overwrite;   /* --allow-overwrite: write into files not ours */
+    volatile int signal;   /* the interrupting signal received, else 0 */
+    const char *stdlib;    /* directory holding the luabench modules */
+    const char *script;    /* the script being run, or NULL */
+};
+extern struct lb_host lb_host;
+
+/* Exit statuses: what a run's outcome becomes. */
+enum lb_exit {
+    LB_EXIT_OK = 0,
+    LB_EXIT_FAILURE = 1,   /* a run-time failure */
+    LB_EXIT_USAGE = 2,     /* bad input */
+};
+
+/* The exit status of a process ended by signal sig (128 + sig, as a shell
+ * reports it: 129 SIGHUP, 130 SIGINT, 143 SIGTERM), and the signal's name.
+ * Async-signal-safe: a signal handler may call them. */
+int lb_exit_signal(int sig);
+const char *lb_signal_name(int sig);
+
+/* code, unless a signal interrupted the run: then that signal's status. */
+int lb_exit_status(int code);
+
+/* Raises a Lua error that the host reports as bad input (exit 2), with the
+ * position of the calling Lua code as luaL_error gives it. */
+int lb_usage_error(lua_State *L, const char *fmt, ...);
+/* Raises the message on top of the stack as bad input. */
+int lb_usage_raise(lua_State *L);
+/* Whether msg is (or wraps) the last bad-input message raised. */
+int lb_is_usage(lua_State *L, const char *msg);
+
+#endif

@@ -1,0 +1,190 @@
+-- fio's log files, written after a run from result.intervals.
+--
+-- write_bw_log / write_iops_log / write_lat_log give
+-- <prefix>_bw.<n>.log, _iops, _lat/_clat/_slat with fio's windowed line
+-- "time_ms, value, ddir, 0, 0" (one line per direction that did I/O in the
+-- window); write_hist_log gives <prefix>_clat_hist.<n>.log with
+-- "time_ms, ddir, bs, bin0, ..., bin1855" in fio's histogram geometry
+-- (64 bins per power of two, 29 groups: what fiologparser_hist.py reads).
+-- A window is log_avg_msec (log_hist_msec) long and made of whole run
+-- intervals, so the run samples at the finest window asked for
+-- (fio.run.spec sets `interval`).  fio's per-I/O logs (log_avg_msec=0) are
+-- not kept: those logs hold one line per interval instead.  Intervals
+-- carry completion latency only, so the _lat log shows clat and the _slat
+-- log stays empty (as fio's does for engines without submission latency).
+
+local P = require "luabench.fio.parse"
+
+local L = {}
+
+local DDIRS = {"read", "write", "trim"}
+local PLAT_BITS, PLAT_VAL, GROUP_NR = 6, 64, 29
+L.NBINS = GROUP_NR * PLAT_VAL
+
+-- The index of fio's histogram bin that holds ns.
+function L.plat_idx(ns)
+  ns = math.floor(ns)
+  if ns < 2 * PLAT_VAL then return ns end
+  local msb = PLAT_BITS
+  while ns >> (msb + 1) ~= 0 do msb = msb + 1 end
+  local eb = msb - PLAT_BITS
+  local idx = (eb + 1) * PLAT_VAL + ((ns >> eb) & (PLAT_VAL - 1))
+  return math.min(idx, L.NBINS - 1)
+end
+
+-- The ns value a bucket of an lb histogram stands for.
+function L.bucket_ns(b)
+  local lo, hi = b.lo or b[1], b.hi or b[2]
+  return (lo + hi) // 2
+end
+
+-- Groups intervals into windows of ms milliseconds (each interval whole).
+function L.windows(intervals, ms)
+  local out, cur, bound = {}, nil, ms
+  for _, iv in ipairs(intervals or {}) do
+    cur = cur or {start = iv.start_ms, ivs = {}}
+    cur.ivs[#cur.ivs + 1] = iv
+    cur.t = iv.end_ms
+    if not ms or ms <= 0 or iv.end_ms + 0.5 >= bound then
+      out[#out + 1] = cur
+      cur = nil
+      if ms and ms > 0 then
+        while bound <= iv.end_ms + 0.5 do bound = bound + ms end
+      end
+    end
+  end
+  if cur then out[#out + 1] = cur end
+  return out
+end
+
+-- Sums of one direction over a window: ios, bytes, seconds, peaks and
+-- the latency mean/max of the interval histograms named hist.
+local function window_stats(w, d, hist)
+  local s = {ios = 0, bytes = 0, bw_peak = 0, iops_peak = 0, lat_sum = 0, lat_n = 0, lat_max = 0}
+  for _, iv in ipairs(w.ivs) do
+    local x = iv[d]
+    local secs = (iv.end_ms - iv.start_ms) / 1000
+    s.ios, s.bytes = s.ios + x.ios, s.bytes + x.bytes
+    if secs > 0 then
+      s.bw_peak = math.max(s.bw_peak, x.bytes / 1024 / secs)
+      s.iops_peak = math.max(s.iops_peak, x.ios / secs)
+    end
+    local h = x[hist]
+    if h and h:count() > 0 then
+      s.lat_sum = s.lat_sum + h:mean() * h:count()
+      s.lat_n = s.lat_n + h:count()
+      s.lat_max = math.max(s.lat_max, h:max())
+    end
+  end
+  s.secs = (w.t - w.start) / 1000
+  return s
+end
+
+local function value_of(kind, s, use_max)
+  if kind == "bw" then
+    return use_max and s.bw_peak or (s.secs > 0 and s.bytes / 1024 / s.secs or 0)
+  elseif kind == "iops" then
+    return use_max and s.iops_peak or (s.secs > 0 and s.ios / s.secs or 0)
+  end
+  return use_max and s.lat_max or (s.lat_n > 0 and s.lat_sum / s.lat_n or 0)
+end
+
+local function log_name(job, key, kind, n)
+  local prefix = job[key]
+  if prefix == nil or prefix == "" or prefix == "1" then prefix = job.name end
+  if job.per_job_logs and not P.truthy(job.per_job_logs) then
+    return prefix .. "_" .. kind .. ".log"
+  end
+  return prefix .. "_" .. kind .. "." .. n .. ".log"
+end
+
+local function write_file(path, text)
+  local f, err = io.open(path, "w")
+  if not f then error("cannot write log " .. path .. ": " .. err, 0) end
+  f:write(text)
+  f:close()
+end
+
+-- One windowed log: kind "bw", "iops", "lat", "clat" or "slat".
+function L.windowed(result, kind, ms, use_max)
+  local hist = kind == "slat" and "slat_hist" or (kind == "lat" and "lat_hist") or "clat_hist"
+  local lines = {}
+  for _, w in ipairs(L.windows(result._run and result._run.intervals or result.intervals, ms)) do
+    for i, d in ipairs(DDIRS) do
+      local s = window_stats(w, d, hist)
+      if kind == "lat" and s.lat_n == 0 then s = window_stats(w, d, "clat_hist") end
+      if s.ios > 0 and (kind ~= "slat" or s.lat_n > 0) then
+        lines[#lines + 1] = string.format("%d, %d, %d, 0, 0\n", math.floor(w.t + 0.5),
+                                          math.floor(value_of(kind, s, use_max) + 0.5), i - 1)
+      end
+    end
+  end
+  return table.concat(lines)
+end
+
+-- fio's bins of a window's clat histograms, coarsened by 2^c.
+local function fio_bins(w, d, c)
+  local bins = {}
+  for i = 1, L.NBINS >> c do bins[i] = 0 end
+  for _, iv in ipairs(w.ivs) do
+    local h = iv[d].clat_hist
+    if h and h:count() > 0 then
+      for _, b in ipairs(h:buckets()) do
+        local i = (L.plat_idx(L.bucket_ns(b)) >> c) + 1
+        bins[i] = bins[i] + (b.count or b[3])
+      end
+    end
+  end
+  return bins
+end
+
+function L.histogram(result, ms, coarseness)
+  local c = math.max(0, math.min(6, tonumber(coarseness) or 0))
+  local lines = {}
+  if not ms or ms <= 0 then return "" end
+  for _, w in ipairs(L.windows(result._run and result._run.intervals or result.intervals, ms)) do
+    for i, d in ipairs(DDIRS) do
+      local ios = 0
+      for _, iv in ipairs(w.ivs) do ios = ios + iv[d].ios end
+      if ios > 0 then
+        local bs = result[d] and result[d].bs_max or 0
+        lines[#lines + 1] = string.format("%d, %d, %d, %s\n", math.floor(w.t + 0.5), i - 1, bs,
+                                          table.concat(fio_bins(w, d, c), ", "))
+      end
+    end
+  end
+  return table.concat(lines)
+end
+
+-- Writes the logs job n asked for; shared: other jobs ran in the same
+-- run, whose intervals hold them all.
+function L.write(result, n, shared)
+  local job = result._job
+  local avg = tonumber(job.log_avg_msec) or 0
+  local use_max = P.truthy(job.log_max_value)
+  if shared then
+    P.note("[" .. job._section .. "] logs hold every job of its run group: intervals are per run")
+  end
+  if avg <= 0 and (job.write_bw_log or job.write_iops_log or job.write_lat_log) then
+    P.note("[" .. job._section .. "] per-I/O logs are not kept: one line per interval (set log_avg_msec)")
+  end
+  if job.write_bw_log then
+    write_file(log_name(job, "write_bw_log", "bw", n), L.windowed(result, "bw", avg, use_max))
+  end
+  if job.write_iops_log then
+    write_file(log_name(job, "write_iops_log", "iops", n), L.windowed(result, "iops", avg, use_max))
+  end
+  if job.write_lat_log then
+    for _, k in ipairs{"lat", "clat", "slat"} do
+      write_file(log_name(job, "write_lat_log", k, n), L.windowed(result, k, avg, use_max))
+    end
+  end
+  if job.write_hist_log then
+    local ms = tonumber(job.log_hist_msec) or 0
+    if ms <= 0 then P.note("[" .. job._section .. "] write_hist_log without log_hist_msec: empty, as in fio") end
+    write_file(log_name(job, "write_hist_log", "clat_hist", n),
+               L.histogram(result, ms, job.log_hist_coarseness))
+  end
+end
+
+return L

@@ -1,0 +1,470 @@
+-- fio's report formats from luabench results: json, json+ and terse v3.
+--
+-- Input is what fio.run.run returns (one result per job, tagged with the
+-- job) or a plain lb.run result.  entries() turns that into fio's report
+-- entries: one per reporting group under group_reporting, else one per job
+-- (one per clone when the core kept clones).  The JSON is written here, in
+-- fio's key order and number style ("%f" floats, two-space indent), so that
+-- fio's own tools read it.  The human format lives in fio.text.
+
+local P = require "luabench.fio.parse"
+
+local O = {}
+
+O.DDIRS = {"read", "write", "trim"}
+O.PCTS = {1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99}
+
+local function int(x)
+  x = tonumber(x) or 0
+  if x ~= x or x == math.huge or x == -math.huge then return 0 end
+  return math.tointeger(x) or math.floor(x + 0.5)
+end
+local function num(x)
+  x = tonumber(x) or 0
+  if x ~= x or x == math.huge or x == -math.huge then return 0.0 end
+  return x + 0.0
+end
+O.int, O.num = int, num
+
+------------------------------------------------------------------------
+-- Ordered JSON
+
+local ORDER = setmetatable({}, {__mode = "k"})
+
+-- A table that remembers the order its keys were first set in; pairs is
+-- an optional flat list {key1, value1, key2, value2, ...} to start with.
+function O.obj(pairs_)
+  local keys = {}
+  local t = setmetatable({}, {__newindex = function(t, k, v)
+    keys[#keys + 1] = k
+    rawset(t, k, v)
+  end})
+  ORDER[t] = keys
+  for i = 1, #(pairs_ or {}), 2 do t[pairs_[i]] = pairs_[i + 1] end
+  return t
+end
+
+local function esc(s)
+  return '"' .. s:gsub('[%c"\\]', function(c)
+    local m = {['"'] = '\\"', ['\\'] = '\\\\', ['\n'] = '\\n', ['\t'] = '\\t', ['\r'] = '\\r'}
+    return m[c] or string.format("\\u%04x", c:byte())
+  end) .. '"'
+end
+
+local function encode(v, ind, out)
+  local t = type(v)
+  if t == "table" then
+    local pad = string.rep("  ", ind + 1)
+    local keys = ORDER[v]
+    if not keys and (#v > 0 or next(v) == nil and getmetatable(v) == O.ARRAY) then
+      if #v == 0 then out[#out + 1] = "[]"; return end
+      out[#out + 1] = "[\n"
+      for i, x in ipairs(v) do
+        out[#out + 1] = pad
+        encode(x, ind + 1, out)
+        out[#out + 1] = i < #v and ",\n" or "\n"
+      end
+      out[#out + 1] = string.rep("  ", ind) .. "]"
+      return
+    end
+    if not keys then
+      keys = {}
+      for k in pairs(v) do keys[#keys + 1] = tostring(k) end
+      table.sort(keys)
+    end
+    if #keys == 0 then out[#out + 1] = "{}"; return end
+    out[#out + 1] = "{\n"
+    for i, k in ipairs(keys) do
+      out[#out + 1] = pad .. esc(tostring(k)) .. " : "
+      encode(v[k], ind + 1, out)
+      out[#out + 1] = i < #keys and ",\n" or "\n"
+    end
+    out[#out + 1] = string.rep("  ", ind) .. "}"
+  elseif t == "string" then out[#out + 1] = esc(v)
+  elseif math.type(v) == "integer" then out[#out + 1] = string.format("%d", v)
+  elseif t == "number" then out[#out + 1] = string.format("%f", num(v))
+  elseif t == "boolean" then out[#out + 1] = tostring(v)
+  else out[#out + 1] = "null" end
+end
+
+O.ARRAY = {}
+function O.array(t) return setmetatable(t or {}, O.ARRAY) end
+
+function O.encode(v)
+  local out = {}
+  encode(v, 0, out)
+  return table.concat(out)
+end
+
+------------------------------------------------------------------------
+-- Report entries
+
+local function threads_of(r)
+  if r._threads then return r._threads end
+  local job = r._job
+  if job then return tonumber(job.numjobs) or 1 end
+  if type(r.clones) == "number" then return r.clones end
+  return tonumber(r.options and r.options.numjobs) or 1
+end
+O.threads_of = threads_of
+
+-- A view of base with a few fields replaced.
+local function view(base, fields)
+  return setmetatable(fields, {__index = base})
+end
+
+-- {min, max, mean, stddev, N, percentile} of a histogram.
+function O.lat_summary(h, pcts)
+  local n = h and h:count() or 0
+  local t = {min = n > 0 and h:min() or 0, max = n > 0 and h:max() or 0,
+             mean = n > 0 and h:mean() or 0, stddev = n > 1 and h:stddev() or 0, N = n}
+  if n > 0 then
+    t.percentile = {}
+    for _, p in ipairs(pcts or O.PCTS) do t.percentile[p] = h:percentile(p) end
+  end
+  return t
+end
+
+local function merge_hist(list, d, k)
+  local h
+  for _, r in ipairs(list) do
+    local x = r[d] and r[d][k]
+    if x then if h then h:merge(x) else h = x:copy() end end
+  end
+  return h
+end
+
+local SUMS = {"io_bytes", "io_kbytes", "total_ios", "short_ios", "drop_ios", "errors",
+              "bw_min", "bw_max", "bw_mean", "bw_samples", "iops_min", "iops_max",
+              "iops_mean", "iops_samples"}
+
+local function merge_dir(list, d)
+  local m = {runtime = 0, bw_dev = 0, iops_stddev = 0}
+  for _, k in ipairs(SUMS) do m[k] = 0 end
+  for _, r in ipairs(list) do
+    local x = r[d]
+    for _, k in ipairs(SUMS) do m[k] = m[k] + (x[k] or 0) end
+    m.runtime = math.max(m.runtime, x.runtime or 0)
+    m.bw_dev = m.bw_dev + (x.bw_dev or 0) ^ 2
+    m.iops_stddev = m.iops_stddev + (x.iops_stddev or 0) ^ 2
+    m.bs_min = x.bs_min and x.bs_min > 0 and math.min(m.bs_min or x.bs_min, x.bs_min) or m.bs_min
+    m.bs_max = math.max(m.bs_max or 0, x.bs_max or 0)
+  end
+  m.bw_dev, m.iops_stddev = math.sqrt(m.bw_dev), math.sqrt(m.iops_stddev)
+  m.bw_agg = m.bw_samples > 0 and 100.0 or 0.0
+  local secs = m.runtime / 1000
+  m.bw_bytes = secs > 0 and m.io_bytes / secs or 0
+  m.bw = m.bw_bytes / 1024
+  m.iops = secs > 0 and m.total_ios / secs or 0
+  for _, k in ipairs{"slat", "clat", "lat"} do
+    m[k .. "_hist"] = merge_hist(list, d, k .. "_hist")
+    m[k .. "_ns"] = O.lat_summary(m[k .. "_hist"])
+  end
+  return m
+end
+
+-- group_reporting over results of different runs, merged here.
+function O.merge(list)
+  local first = list[1]
+  local m = {jobname = first.jobname, groupid = first.groupid, error = 0, _job = first._job,
+             usr_cpu = 0, sys_cpu = 0, ctx = 0, majf = 0, minf = 0, job_runtime = 0,
+             iodepth_level = {}, _threads = 0, options = first.options}
+  local ios = 0
+  for _, r in ipairs(list) do
+    if m.error == 0 then m.error = r.error or 0 end
+    if r.partial or (r._run and r._run.partial) then m.partial = true end
+    if r.errors and (r.errors.count or 0) > 0 then
+      m.errors = m.errors or {count = 0, first_errno = r.errors.first_errno}
+      m.errors.count = m.errors.count + r.errors.count
+    end
+    for _, k in ipairs{"ctx", "majf", "minf", "job_runtime"} do m[k] = m[k] + (r[k] or 0) end
+    m.usr_cpu = m.usr_cpu + (r.usr_cpu or 0) / #list
+    m.sys_cpu = m.sys_cpu + (r.sys_cpu or 0) / #list
+    m._threads = m._threads + threads_of(r)
+    local n = 0
+    for _, d in ipairs(O.DDIRS) do n = n + (r[d].total_ios or 0) end
+    for k, v in pairs(r.iodepth_level or {}) do m.iodepth_level[k] = (m.iodepth_level[k] or 0) + v * n end
+    ios = ios + n
+  end
+  for k, v in pairs(m.iodepth_level) do m.iodepth_level[k] = ios > 0 and v / ios or 0 end
+  for _, d in ipairs(O.DDIRS) do m[d] = merge_dir(list, d) end
+  return m
+end
+
+-- True when the run of list[1] holds exactly the jobs of list.
+local function whole_run(list)
+  local run = list[1]._run
+  if not run then return false end
+  for _, r in ipairs(list) do if r._run ~= run then return false end end
+  return #(run.jobs or {1}) == #list
+end
+
+local function group_entry(list)
+  if #list == 1 then return list[1] end
+  local threads = 0
+  for _, r in ipairs(list) do threads = threads + threads_of(r) end
+  if whole_run(list) then
+    return view(list[1]._run, {jobname = list[1].jobname, groupid = list[1].groupid,
+                               _job = list[1]._job, _threads = threads, options = list[1].options})
+  end
+  return O.merge(list)
+end
+
+local function job_entries(r, out)
+  if r._clones and #r._clones > 1 then
+    for _, c in ipairs(r._clones) do
+      out[#out + 1] = view(c, {jobname = r.jobname, groupid = r.groupid, _job = r._job,
+                               _threads = 1, options = r.options, _run = r._run})
+    end
+  else
+    out[#out + 1] = r
+  end
+end
+
+-- Report entries of results (see the file's opening paragraph).
+function O.entries(results)
+  if results.read then results = {results} end
+  local out, groups, order = {}, {}, {}
+  for _, r in ipairs(results) do
+    local g = r.groupid or 0
+    if not groups[g] then groups[g] = {}; order[#order + 1] = g end
+    table.insert(groups[g], r)
+  end
+  for _, g in ipairs(order) do
+    local list = groups[g]
+    local job = list[1]._job
+    local gr = P.truthy(job and job.group_reporting or list[1].options and list[1].options.group_reporting)
+    if gr then out[#out + 1] = group_entry(list)
+    else for _, r in ipairs(list) do job_entries(r, out) end end
+  end
+  return out
+end
+
+------------------------------------------------------------------------
+-- Latency buckets, fio's way: the share of I/Os whose completion latency
+-- falls below each bound (and above the previous one).
+
+O.LAT_NS = {2, 4, 10, 20, 50, 100, 250, 500, 750, 1000}
+O.LAT_MS = {2, 4, 10, 20, 50, 100, 250, 500, 750, 1000, 2000}
+
+function O.lat_buckets(e)
+  local ns, us, ms = {}, {}, {}
+  for i = 1, #O.LAT_NS do ns[i], us[i] = 0, 0 end
+  for i = 1, #O.LAT_MS + 1 do ms[i] = 0 end
+  local total = 0
+  local function put(arr, bounds, v, over)
+    for i, b in ipairs(bounds) do if v < b then arr[i] = arr[i] + over; return end end
+    arr[#bounds + 1] = arr[#bounds + 1] + over
+  end
+  for _, d in ipairs(O.DDIRS) do
+    local h = e[d] and e[d].clat_hist
+    if h and h:count() > 0 then
+      for _, b in ipairs(h:buckets()) do
+        local v, c = (b.lo + b.hi) // 2, b.count
+        total = total + c
+        if v < 1000 then put(ns, O.LAT_NS, v, c)
+        elseif v < 1000000 then put(us, O.LAT_NS, v / 1000, c)
+        else put(ms, O.LAT_MS, v / 1e6, c) end
+      end
+    end
+  end
+  local function pct(arr)
+    for i, c in ipairs(arr) do arr[i] = total > 0 and 100.0 * c / total or 0.0 end
+    return arr
+  end
+  return pct(ns), pct(us), pct(ms)
+end
+
+------------------------------------------------------------------------
+-- JSON
+
+local function pct_key(p) return string.format("%f", p) end
+
+function O.percentile_list(e)
+  local s = e._job and e._job.percentile_list
+  if not s or s == "" then return nil end
+  local l = {}
+  for p in s:gmatch("[^:,]+") do l[#l + 1] = tonumber(p) end
+  return l
+end
+
+local function lat_json(t, h, pcts, bins)
+  local o = O.obj{"min", int(t.min), "max", int(t.max), "mean", num(t.mean),
+                  "stddev", num(t.stddev), "N", int(t.N)}
+  if int(t.N) > 0 then
+    local src = t.percentile or {}
+    if pcts and h then src = O.lat_summary(h, pcts).percentile end
+    local p = O.obj()
+    for _, q in ipairs(pcts or O.PCTS) do
+      if src[q] then p[pct_key(q)] = int(src[q]) end
+    end
+    o.percentile = p
+    if bins and h then
+      local b = O.obj()
+      for _, x in ipairs(h:buckets()) do b[tostring((x.lo + x.hi) // 2)] = int(x.count) end
+      o.bins = b
+    end
+  end
+  return o
+end
+
+local function dir_json(x, e, plus)
+  local o = O.obj{"io_bytes", int(x.io_bytes), "io_kbytes", int(x.io_kbytes or int(x.io_bytes) // 1024),
+                  "bw_bytes", int(x.bw_bytes), "bw", int(x.bw), "iops", num(x.iops),
+                  "runtime", int(x.runtime), "total_ios", int(x.total_ios),
+                  "short_ios", int(x.short_ios), "drop_ios", int(x.drop_ios)}
+  local job, pcts = e._job or {}, O.percentile_list(e)
+  o.slat_ns = lat_json(x.slat_ns or {}, x.slat_hist, pcts, plus and P.truthy(job.slat_percentiles))
+  o.clat_ns = lat_json(x.clat_ns or {}, x.clat_hist, pcts, plus)
+  o.lat_ns = lat_json(x.lat_ns or {}, x.lat_hist, pcts, plus and P.truthy(job.lat_percentiles))
+  local rest = {"bw_min", int(x.bw_min), "bw_max", int(x.bw_max), "bw_agg", num(x.bw_agg),
+                "bw_mean", num(x.bw_mean), "bw_dev", num(x.bw_dev), "bw_samples", int(x.bw_samples),
+                "iops_min", int(x.iops_min), "iops_max", int(x.iops_max),
+                "iops_mean", num(x.iops_mean), "iops_stddev", num(x.iops_stddev),
+                "iops_samples", int(x.iops_samples)}
+  for i = 1, #rest, 2 do o[rest[i]] = rest[i + 1] end
+  return o
+end
+
+local function buckets_json(keys, vals, last)
+  local o = O.obj()
+  for i, k in ipairs(keys) do o[tostring(k)] = num(vals[i]) end
+  if last then o[last] = num(vals[#keys + 1]) end
+  return o
+end
+
+-- The job's own options (what its section set), as fio lists them.
+local function job_options(e)
+  local o = O.obj()
+  local job = e._job
+  if job and job._own then
+    for _, k in ipairs(job._own) do o[k] = tostring(job[k]) end
+  elseif e.options then
+    local keys = {}
+    for k in pairs(e.options) do if type(k) == "string" then keys[#keys + 1] = k end end
+    table.sort(keys)
+    for _, k in ipairs(keys) do o[k] = tostring(e.options[k]) end
+  end
+  return o
+end
+
+function O.job_json(e, plus)
+  local o = O.obj{"jobname", tostring(e.jobname or "job"), "groupid", int(e.groupid),
+                  "error", int(e.error), "eta", 0,
+                  "elapsed", int(e.elapsed or (e._run and e._run.elapsed)),
+                  "job options", job_options(e)}
+  for _, d in ipairs(O.DDIRS) do o[d] = dir_json(e[d] or {}, e, plus) end
+  -- not fio's: an interrupted run's numbers cover only the time it ran
+  if e.partial or (e._run and e._run.partial) then o.partial = true end
+  local sync = O.obj()
+  sync.total_ios = int(e.fsyncs)
+  sync.lat_ns = lat_json({}, nil)
+  o.sync = sync
+  o.job_runtime = int(e.job_runtime)
+  o.usr_cpu = num(e.usr_cpu)
+  o.sys_cpu = num(e.sys_cpu)
+  o.ctx = int(e.ctx)
+  o.majf = int(e.majf)
+  o.minf = int(e.minf)
+  -- fio adds these with continue_on_error
+  local coe = (e._job or e.options or {}).continue_on_error
+  if coe and coe ~= "none" and coe ~= "0" then
+    o.total_err = int(e.errors and e.errors.count)
+    o.first_error = int(e.errors and e.errors.first_errno)
+  end
+  local lv = e.iodepth_level or {}
+  o.iodepth_level = buckets_json({1, 2, 4, 8, 16, 32}, {lv["1"], lv["2"], lv["4"], lv["8"], lv["16"], lv["32"], lv[">=64"]}, ">=64")
+  o.iodepth_submit = buckets_json({0, 4, 8, 16, 32, 64}, {}, ">=64")
+  o.iodepth_complete = buckets_json({0, 4, 8, 16, 32, 64}, {}, ">=64")
+  local ns, us, ms = O.lat_buckets(e)
+  o.latency_ns = buckets_json(O.LAT_NS, ns)
+  o.latency_us = buckets_json(O.LAT_NS, us)
+  o.latency_ms = buckets_json(O.LAT_MS, ms, ">=2000")
+  local job = e._job or e.options or {}
+  o.latency_depth = int(tonumber(job.iodepth) or 1)
+  o.latency_target = 0
+  o.latency_percentile = 100.0
+  o.latency_window = 0
+  return o
+end
+
+local function version()
+  local lbt = rawget(_G, "lb")
+  return "luabench-" .. (lbt and lbt.version or "?")
+end
+O.version = version
+
+-- fio's JSON document; opts.plus adds the json+ latency bins.
+function O.json(results, opts)
+  opts = opts or {}
+  local now = os.time()
+  local doc = O.obj()
+  doc["fio version"] = version()
+  doc.timestamp = now
+  doc.timestamp_ms = now * 1000
+  doc.time = os.date("%a %b %e %H:%M:%S %Y", now)
+  local g = O.obj()
+  for _, k in ipairs(results.global_order or {}) do g[k] = tostring(results.global_options[k]) end
+  doc["global options"] = g
+  local jobs = O.array()
+  for _, e in ipairs(O.entries(results)) do jobs[#jobs + 1] = O.job_json(e, opts.plus) end
+  doc.jobs = jobs
+  doc.disk_util = O.array()
+  return O.encode(doc) .. "\n"
+end
+
+------------------------------------------------------------------------
+-- terse, version 3: one line of 121 ';'-separated fields per entry (one
+-- more with a description); times in usec, no disk lines.
+
+local function us(v) return (tonumber(v) or 0) / 1000 end
+local function us_int(v) return math.floor(us(v)) end
+
+local function terse_dir(x, f)
+  local function add(fmt, v) f[#f + 1] = string.format(fmt, v) end
+  add("%d", int(x.io_kbytes)); add("%d", int(x.bw)); add("%d", int(x.iops)); add("%d", int(x.runtime))
+  for _, k in ipairs{"slat_ns", "clat_ns"} do
+    local t = x[k] or {}
+    add("%d", us_int(t.min)); add("%d", us_int(t.max)); add("%f", us(t.mean)); add("%f", us(t.stddev))
+    if k == "clat_ns" then
+      local p = t.percentile or {}
+      for _, q in ipairs(O.PCTS) do add("%s", string.format("%f%%=%d", q, us_int(p[q]))) end
+      for _ = #O.PCTS + 1, 20 do add("%s", "0%=0") end
+    end
+  end
+  local t = x.lat_ns or {}
+  add("%d", us_int(t.min)); add("%d", us_int(t.max)); add("%f", us(t.mean)); add("%f", us(t.stddev))
+  add("%d", int(x.bw_min)); add("%d", int(x.bw_max)); add("%f%%", num(x.bw_agg))
+  add("%f", num(x.bw_mean)); add("%f", num(x.bw_dev))
+end
+
+function O.terse_line(e)
+  local f = {"3", version(), tostring(e.jobname or "job"), tostring(int(e.groupid)), tostring(int(e.error))}
+  terse_dir(e.read or {}, f)
+  terse_dir(e.write or {}, f)
+  f[#f + 1] = string.format("%f%%", num(e.usr_cpu))
+  f[#f + 1] = string.format("%f%%", num(e.sys_cpu))
+  for _, k in ipairs{"ctx", "majf", "minf"} do f[#f + 1] = tostring(int(e[k])) end
+  local lv = e.iodepth_level or {}
+  for _, k in ipairs{"1", "2", "4", "8", "16", "32", ">=64"} do
+    f[#f + 1] = string.format("%3.1f%%", num(lv[k]))
+  end
+  local ns, lus, lms = O.lat_buckets(e)
+  -- fio's first usec bucket also holds everything below a microsecond
+  local below = 0
+  for _, v in ipairs(ns) do below = below + v end
+  lus[1] = lus[1] + below
+  for _, v in ipairs(lus) do f[#f + 1] = string.format("%3.2f%%", v) end
+  for _, v in ipairs(lms) do f[#f + 1] = string.format("%3.2f%%", v) end
+  local desc = e._job and e._job.description
+  if desc and desc ~= "" then f[#f + 1] = desc end
+  return table.concat(f, ";")
+end
+
+function O.terse(results)
+  local lines = {}
+  for _, e in ipairs(O.entries(results)) do lines[#lines + 1] = O.terse_line(e) end
+  return table.concat(lines, "\n") .. "\n"
+end
+
+return O

@@ -1,0 +1,143 @@
+--[[
+luabench.report: turns results and sweeps into text, tables, Markdown, CSV,
+JSON, SVG charts and HTML pages.  Pure Lua over the result tables lb.run
+returns; it measures nothing and never runs I/O.
+
+Everything starts from report.table(x), which any formatter (yours too) can
+use.  x is one lb.run result, an array of results, a sweep (sweep.run's
+return), an array of plain rows ({rw=, numjobs=, bw=...}) or a table that
+already has columns and rows.  Rows hold raw
+numbers: bandwidth in bytes/s, latencies in ns, CPU in percent.
+
+  columns = { {key=, title=, unit=}, ... }     -- in display order
+  rows    = { {numjobs=4, iops=..., bw=..., p99=..., ...}, ... }
+
+Metric keys: iops, bw (B/s), p50, p99, p99.9, lat_mean (ns, completion
+latency, directions merged), usr_cpu, sys_cpu (%), cpu_per_gbps (CPU % per
+GB/s of bandwidth), errors, stopped_by; a sweep adds its parameters first,
+spread_bw / spread_p99 (relative max-min of the repeats) and mark ("knee",
+"peak").
+
+report.json's schema ("luabench.report/1"):
+  { schema = "luabench.report/1", kind = "result" | "results" | "sweep" | "rows" | "table",
+    version, time (UTC, ISO 8601), host = {hostname, cpus, physical_cores},
+    columns, rows (as above), knee = params|absent, peak = params|absent,
+    stopped_by = string|absent, results = raw result tables (opts.full) }
+
+Units: opts.unit picks "MiB/s" (default), "MB/s", "GiB/s", "GB/s", "KiB/s"
+or "kB/s" for bandwidth in text, Markdown, CSV, SVG and HTML.
+]]
+local metrics = require "luabench.metric"
+local tbl = require "luabench.report.table"
+local text = require "luabench.report.text"
+local svg = require "luabench.report.svg"
+
+local M = {}
+
+-- The formats, and metric's helpers for scripts that know them as report's.
+for _, k in ipairs({"num", "fmt_iops", "fmt_bw", "fmt_ns", "fmt_s", "fmt_bytes", "fmt_metric",
+                    "check_metric", "clat_hist", "metric", "values"}) do
+  M[k] = metrics[k]
+end
+M.table = tbl.table
+M.text, M.text_table, M.markdown = text.text, text.text_table, text.markdown
+M.svg, M.html = svg.svg, svg.html
+
+local UNITS = metrics.UNITS
+local check_kind = tbl.check_kind
+
+-- ---------------------------------------------------------------- csv
+
+local function csv_field(v)
+  if v == nil then return "" end
+  local s = type(v) == "number" and (v == math.floor(v) and v < 2^53 and v > -2^53
+            and string.format("%d", v) or string.format("%.10g", v)) or tostring(v)
+  if s:find('[,"\r\n]') then s = '"' .. s:gsub('"', '""') .. '"' end
+  return s
+end
+
+--[[ report.csv(x [, opts]): RFC 4180, a header of column keys, then raw
+numbers (bw B/s, latencies ns).  With opts.unit the bw column is in that
+unit and its header says so ("bw_MiB/s"). ]]
+function M.csv(x, opts)
+  opts = opts or {}
+  check_kind(x, 2)
+  local t = tbl.table(x, opts)
+  local div = opts.unit and (UNITS[opts.unit] or error("unknown unit '" .. opts.unit .. "'", 2))
+  local head = {}
+  for j, c in ipairs(t.columns) do
+    head[j] = csv_field((c.key == "bw" and div) and ("bw_" .. opts.unit) or c.key)
+  end
+  local lines = {table.concat(head, ",")}
+  for _, r in ipairs(t.rows) do
+    local cs = {}
+    for j, c in ipairs(t.columns) do
+      local v = r[c.key]
+      if c.key == "bw" and div and v then v = v / div end
+      cs[j] = csv_field(v)
+    end
+    lines[#lines + 1] = table.concat(cs, ",")
+  end
+  return table.concat(lines, "\r\n") .. "\r\n"
+end
+
+-- ---------------------------------------------------------------- json
+
+local ARRAY = {__jsontype = "array"}
+
+function M.json(x, opts)
+  opts = opts or {}
+  local k = check_kind(x, 2)
+  local t = tbl.table(x, opts)
+  local doc = {
+    schema = "luabench.report/1", kind = k, version = lb.version,
+    time = os.date("!%Y-%m-%dT%H:%M:%SZ"), host = tbl.host_info(),
+    columns = setmetatable(table.move(t.columns, 1, #t.columns, 1, {}), ARRAY),
+    rows = setmetatable(table.move(t.rows, 1, #t.rows, 1, {}), ARRAY),
+  }
+  if k == "sweep" then
+    doc.knee = x.knee and x.knee.params
+    doc.peak = x.peak and x.peak.params
+    doc.stopped_by = x.stopped_by
+  elseif k == "result" then
+    doc.stopped_by = x.stopped_by
+  end
+  if opts.full then
+    local list = k == "result" and {x} or k == "results" and x or {}
+    if k == "sweep" then for i, p in ipairs(x.points) do list[i] = p.result end end
+    doc.results = setmetatable(list, ARRAY)
+  end
+  return lb.json(doc, opts.pretty)
+end
+
+-- ---------------------------------------------------------------- files
+
+--[[ report.print(result [, opts]): report.text's summary on stdout, once
+for a cluster (rank 0 prints); scripts know it as lb.report. ]]
+function M.print(...)
+  local r, opts = ...
+  if type(r) ~= "table" then
+    local mt = getmetatable(r)
+    local got = type(mt) == "table" and type(rawget(mt, "__name")) == "string" and mt.__name
+                or select("#", ...) == 0 and "no value" or type(r)
+    error(string.format("bad argument #1 to 'report' (table expected, got %s)", got), 2)
+  end
+  check_kind(r)
+  local s = M.text(r, opts)
+  if lb and lb.rank and lb.rank ~= 0 then return end
+  io.stdout:write(s)
+  if #s > 0 and s:sub(-1) ~= "\n" then io.stdout:write("\n") end
+  io.stdout:flush()
+end
+
+-- report.write(path, text): atomically (temporary file, fsync, rename);
+-- raises on failure, returns path.
+function M.write(path, text)
+  assert(type(path) == "string", "report.write: path must be a string")
+  assert(type(text) == "string", "report.write: text must be a string")
+  local ok, msg = lb.write_atomic(path, text)
+  if not ok then error("report.write: " .. msg, 2) end
+  return path
+end
+
+return M

@@ -1,0 +1,203 @@
+--[[
+luabench.report.table: the rows and columns that every report format
+starts from (report.table), what a report can show (a result, a list of
+results, a sweep, plain rows, a table), a cell as text, and the host a
+report names.  The formats live beside it: report.text (text, Markdown),
+report.svg (SVG, HTML); report gathers them.
+]]
+
+local metrics = require "luabench.metric"
+
+local M = {}
+
+local METRIC_COLS = {
+  {key = "iops", title = "IOPS", unit = "1/s"},
+  {key = "bw", title = "BW", unit = "B/s"},
+  {key = "p50", title = "clat p50", unit = "ns"},
+  {key = "p99", title = "clat p99", unit = "ns"},
+  {key = "p99.9", title = "clat p99.9", unit = "ns"},
+  {key = "lat_mean", title = "clat mean", unit = "ns"},
+  {key = "usr_cpu", title = "usr CPU", unit = "%"},
+  {key = "sys_cpu", title = "sys CPU", unit = "%"},
+  {key = "cpu_per_gbps", title = "CPU per GB/s", unit = "%"},
+  {key = "errors", title = "errors", unit = ""},
+  {key = "stopped_by", title = "stopped by", unit = ""},
+}
+
+local function kind_of(x)
+  if type(x) ~= "table" then return nil end
+  if x.columns and x.rows then return "table" end
+  if x.points then return "sweep" end
+  if x.read or x.write then return "result" end
+  if type(x[1]) == "table" and (x[1].read or x[1].write) then return "results" end
+  if type(x[1]) == "table" then return "rows" end
+  return nil
+end
+
+-- Columns for plain rows: their other keys by name, then the metrics.
+local function rows_table(rows)
+  local metric, seen, names = {}, {}, {}
+  for _, c in ipairs(METRIC_COLS) do metric[c.key] = c end
+  for _, r in ipairs(rows) do
+    for k in pairs(r) do
+      if type(k) == "string" and not seen[k] and not metric[k] then
+        seen[k] = true
+        names[#names + 1] = k
+      end
+    end
+  end
+  table.sort(names)
+  local cols = {}
+  for _, k in ipairs(names) do cols[#cols + 1] = {key = k, title = k, unit = ""} end
+  for _, c in ipairs(METRIC_COLS) do
+    for _, r in ipairs(rows) do
+      if r[c.key] ~= nil then
+        cols[#cols + 1] = {key = c.key, title = c.title, unit = c.unit}
+        break
+      end
+    end
+  end
+  return {columns = cols, rows = rows}
+end
+
+-- Raises for x that report cannot show, at the caller's level (none: no position).
+function M.check_kind(x, level)
+  local k = kind_of(x)
+  if not k then
+    error("report: expected an lb.run result, an array of results, a sweep, rows or a table",
+          level and level + 1 or 0)
+  end
+  return k
+end
+
+local function copy_cols(cols)
+  local out = {}
+  for i, c in ipairs(cols) do out[i] = {key = c.key, title = c.title, unit = c.unit} end
+  return out
+end
+
+local SPEC_COLS = {"rw", "bs", "numjobs", "iodepth", "ioengine"}
+
+local function results_table(list, ddir)
+  local cols = {{key = "name", title = "name", unit = ""}}
+  local present = {}
+  for _, r in ipairs(list) do
+    for _, k in ipairs(SPEC_COLS) do
+      if r.options and r.options[k] then present[k] = true end
+    end
+  end
+  for _, k in ipairs(SPEC_COLS) do
+    if present[k] then cols[#cols + 1] = {key = k, title = k, unit = ""} end
+  end
+  for _, c in ipairs(copy_cols(METRIC_COLS)) do cols[#cols + 1] = c end
+  local rows = {}
+  for i, r in ipairs(list) do
+    local row = metrics.values(r, ddir)
+    row.name = r.label or r.jobname or ("run " .. i)
+    for _, k in ipairs(SPEC_COLS) do
+      if present[k] then row[k] = r.options[k] end
+    end
+    rows[i] = row
+  end
+  return {columns = cols, rows = rows}
+end
+
+local function marks(sw, p)
+  local m = {}
+  if sw.knee == p then m[#m + 1] = "knee" end
+  for _, s in ipairs(sw.series or {}) do
+    if s.knee == p and sw.knee ~= p then m[#m + 1] = "knee" end
+  end
+  if sw.peak == p then m[#m + 1] = "peak" end
+  return table.concat(m, ",")
+end
+
+function M.sweep_table(sw, ddir)
+  local cols = {}
+  for _, name in ipairs(sw.params or {}) do
+    cols[#cols + 1] = {key = name, title = name, unit = ""}
+  end
+  for _, c in ipairs(copy_cols(METRIC_COLS)) do cols[#cols + 1] = c end
+  local repeated = false
+  for _, p in ipairs(sw.points) do
+    if p.repeats and #p.repeats > 1 then repeated = true end
+  end
+  if repeated then
+    cols[#cols + 1] = {key = "spread_bw", title = "BW spread", unit = "ratio"}
+    cols[#cols + 1] = {key = "spread_p99", title = "p99 spread", unit = "ratio"}
+  end
+  cols[#cols + 1] = {key = "mark", title = "", unit = ""}
+  local rows = {}
+  for i, p in ipairs(sw.points) do
+    local row = metrics.values(p.result, ddir)
+    for k, v in pairs(p.params) do row[k] = v end
+    if repeated and p.spread then
+      row.spread_bw, row.spread_p99 = p.spread.bw, p.spread.p99
+    end
+    row.mark = marks(sw, p)
+    rows[i] = row
+  end
+  return {columns = cols, rows = rows}
+end
+
+--[[ report.table(x [, opts]) -> {columns=, rows=}.  opts.ddir = "read" |
+"write" | "trim" restricts the metrics to one direction. ]]
+function M.table(x, opts)
+  opts = opts or {}
+  local k = M.check_kind(x, 2)
+  if k == "table" then return x end
+  if k == "sweep" then return M.sweep_table(x, opts.ddir) end
+  if k == "result" then return results_table({x}, opts.ddir) end
+  if k == "rows" then return rows_table(x) end
+  return results_table(x, opts.ddir)
+end
+
+-- A cell as text: metrics by kind, bw in opts.unit.
+function M.cell(col, v, unit)
+  if v == nil or v == "" then return "" end
+  local k = col.key
+  if k == "bw" then return metrics.fmt_bw(v, unit) end
+  if k == "iops" then return metrics.fmt_iops(v) end
+  if col.unit == "ns" then return metrics.fmt_ns(v) end
+  if col.unit == "%" then return metrics.num(v) .. "%" end
+  if col.unit == "ratio" then return string.format("%.1f%%", v * 100) end
+  if type(v) == "number" then return metrics.num(v) end
+  return tostring(v)
+end
+
+-- Columns worth printing: those with at least one value in some row.
+function M.used_columns(t)
+  local out = {}
+  for _, c in ipairs(t.columns) do
+    for _, r in ipairs(t.rows) do
+      local v = r[c.key]
+      if v ~= nil and v ~= "" and not (c.key == "errors" and v == 0) then
+        out[#out + 1] = c
+        break
+      end
+    end
+  end
+  return out
+end
+
+-- The values of key in rows, each once, in their order.
+function M.distinct(rows, key)
+  local seen, out = {}, {}
+  for _, r in ipairs(rows) do
+    local v = r[key]
+    if v ~= nil and not seen[tostring(v)] then
+      seen[tostring(v)] = true
+      out[#out + 1] = v
+    end
+  end
+  return out
+end
+
+-- What a report says about the host it ran on.
+function M.host_info()
+  return {hostname = lb.hostname and lb.hostname() or nil,
+          cpus = lb.cpus and lb.cpus() or nil,
+          physical_cores = lb.physical_cores and lb.physical_cores() or nil}
+end
+
+return M
