@@ -393,15 +393,11 @@ static int ctx_file_size(lua_State *L)
     return 1;
 }
 
-/* The job's block size: the largest of its directions' (bs, bsrange). */
+/* The job's block size: the largest it issues in any direction. */
 static lua_Integer job_bs(const struct lb_job *j)
 {
-    uint32_t bs = 0;
+    uint32_t bs = lb_job_bs_max(j, (1u << LB_DDIR_N) - 1);
 
-    for (unsigned d = 0; d < LB_DDIR_N; d++) {
-        bs = j->bs_max[d] > bs ? j->bs_max[d] : bs;
-        bs = j->bs_min[d] > bs ? j->bs_min[d] : bs;
-    }
     return bs ? bs : 4096;
 }
 

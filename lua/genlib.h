@@ -3,7 +3,7 @@
  * generator_args = A}.  G (a function, a file name, or a table
  * {init = fn, next = fn}) is copied into a lua_State of each worker thread
  * and asked there for batches of operations, which the run loop executes
- * exactly as given (core/job.h struct lb_opsrc_ops).  Nothing is shared
+ * exactly as given (core/job/job.h struct lb_opsrc_ops).  Nothing is shared
  * between the states: code travels as bytecode, generator_args as a
  * serialized deep copy.
  *

@@ -19,6 +19,7 @@
 #include "engine.h"
 #include "files.h"
 #include "hist.h"
+#include "job.h"
 #include "run.h"
 #include "histlib.h"
 #include "host.h"
@@ -62,7 +63,6 @@ struct running_total {
 
 static void push_total(lua_State *L, const struct running_total *t)
 {
-    static const char *const names[LB_DDIR_N] = {"read", "write", "trim"};
     lua_createtable(L, 0, LB_DDIR_N);
     for (int d = 0; d < LB_DDIR_N; d++) {
         lua_createtable(L, 0, 5);
@@ -76,7 +76,7 @@ static void push_total(lua_State *L, const struct running_total *t)
         lua_setfield(L, -2, "bw_bytes");
         lb_push_hist(L, lb_hist_dup(t->clat[d]));
         lua_setfield(L, -2, "clat_hist");
-        lua_setfield(L, -2, names[d]);
+        lua_setfield(L, -2, lb_ddir_name(d));
     }
 }
 

@@ -12,13 +12,13 @@
 
 #include "clock.h"
 #include "hist.h"
+#include "job.h"
 #include "run.h"
 #include "histlib.h"
 #include "result.h"
 
 static const double fio_pcts[] = {1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90,
                                   95, 99, 99.5, 99.9, 99.95, 99.99};
-static const char *const ddir_names[LB_DDIR_N] = {"read", "write", "trim"};
 
 const char *lb_errno_name(int e)
 {
@@ -199,7 +199,7 @@ static void push_errors(lua_State *L, const struct lb_err_stats *e)
         if (!e->by_errno[i].count)
             continue;
         lua_createtable(L, 0, 4);
-        lua_pushstring(L, ddir_names[e->by_errno[i].ddir % LB_DDIR_N]);
+        lua_pushstring(L, lb_ddir_name(e->by_errno[i].ddir % LB_DDIR_N));
         lua_setfield(L, -2, "ddir");
         lb_set_int(L, "errno", (uint64_t)e->by_errno[i].err);
         lua_pushstring(L, lb_errno_name(e->by_errno[i].err));
@@ -255,7 +255,7 @@ void lb_push_stats(lua_State *L, const struct lb_stats *s, const char *name,
     lb_set_int(L, "error", (uint64_t)s->err.first_errno);
     for (int d = 0; d < LB_DDIR_N; d++) {
         push_dir(L, s, d, ivs);
-        lua_setfield(L, -2, ddir_names[d]);
+        lua_setfield(L, -2, lb_ddir_name(d));
     }
     push_cpu(L, s);
     lb_set_int(L, "ctx", s->ctx);
@@ -290,6 +290,6 @@ void lb_push_interval(lua_State *L, const struct lb_interval *iv)
         lb_set_num(L, "bw_bytes", secs > 0 ? iv->bytes[d] / secs : 0);
         push_hist_copy(L, iv->clat[d]);
         lua_setfield(L, -2, "clat_hist");
-        lua_setfield(L, -2, ddir_names[d]);
+        lua_setfield(L, -2, lb_ddir_name(d));
     }
 }

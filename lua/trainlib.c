@@ -1,6 +1,6 @@
 /*
  * lb.train{...} and lb.meta{...}: the Lua side of the training emulation
- * (core/train.c) and of the small-file phases (core/meta.c).  Each checks
+ * (core/train/train.c) and of the small-file phases (core/meta/meta.c).  Each checks
  * its table of fields, fills the core cfg, runs it on the calling thread
  * (progress, if given, is called there about once a second), and turns the
  * core result into a table.  A core result is held by a guard userdata
