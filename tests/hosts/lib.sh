@@ -1,0 +1,39 @@
+# The common part of the multi-host tests (tests/sh/test_hosts_*.sh source
+# it after tests/sh/lib.sh).
+#   hosts_up netns|slurm   three hosts (netns.sh) or a Slurm cluster on them
+#                          (slurm.sh) in a temporary directory, stopped at
+#                          exit; sets tmp, bed (their state) and share (an
+#                          empty shared directory); skips where they cannot
+#                          be made, or without root, mpirun, python3 or MPI
+#   hosts_data DIR         the data scripts/scaleout.lua files=3 file_size=2m
+#                          reads, laid out beforehand by one process (a
+#                          lay-out inside the ranks' turns does not return
+#                          under MPI today)
+
+hosts_up() {
+  # Open MPI leaks in its own components (as in tests/ci_extra.sh): the
+  # ranks run without leak checks (the launchers pass these options on)
+  export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+  [ "$(id -u)" -eq 0 ] || skip "network namespaces need root"
+  command -v mpirun >/dev/null || skip "mpirun not installed"
+  command -v python3 >/dev/null || skip "python3 is needed to read the JSON"
+  "$LUABENCH" --quiet /dev/stdin <<<'os.exit(lb.mpi_support and 0 or 3)' || skip "no MPI support"
+  . "$LB_SRC/tests/hosts/$1.sh"
+  local start=bed_start stop=bed_stop rc=0
+  [ "$1" = netns ] || start=slurm_start stop=slurm_stop
+  tmp=$(lb_tmpdir)
+  bed=$tmp/bed
+  share=$tmp/share
+  # shellcheck disable=SC2064
+  trap "$stop '$bed'; cleanup_tmps" EXIT
+  trap 'exit 1' INT TERM
+  $start "$bed" 3 || rc=$?
+  [ "$rc" -ne 77 ] || skip "$1: the hosts cannot be made here (the line above says why)"
+  [ "$rc" -eq 0 ] || fail "$1: the hosts could not be made"
+  mkdir -p "$share"
+}
+
+hosts_data() {
+  printf 'require("luabench.prep").files{dir = args.dir, count = 3, size = "2m"}\n' > "$tmp/prep.lua"
+  "$LUABENCH" --quiet "$tmp/prep.lua" dir="$1" || fail "scaleout's data could not be laid out"
+}
