@@ -258,6 +258,8 @@ static int aio_getevents(void *priv, unsigned min, unsigned max, struct lb_io **
     want = max - n < p->inflight ? max - n : p->inflight;
     if (want == 0)
         return (int)n;
+    if (min > want)
+        min = want;               /* io_getevents refuses min > nr */
     do
         ret = io_getevents(p->ctx, (long)min, (long)want, p->events, NULL);
     while (ret == -EINTR);

@@ -52,7 +52,8 @@ struct lb_job {
     uint32_t iodepth;
     uint32_t iodepth_batch_submit;
     uint32_t iodepth_batch_complete_min;
-    uint32_t iodepth_batch_complete_max;
+    uint32_t iodepth_batch_complete_max;   /* 0: iodepth_batch_complete_min */
+    uint32_t iodepth_low;        /* 0: iodepth */
     uint32_t numjobs;
     bool direct;
     uint64_t size;               /* per clone total, 0 = file size */

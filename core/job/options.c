@@ -65,11 +65,13 @@ const struct lb_opt lb_opts[] = {
     O("iodepth", NULL, LB_OPT_U32, iodepth,
       "I/Os kept in flight per clone (async engines)", .min = 1),
     O("iodepth_batch_submit", "iodepth_batch", LB_OPT_U32, iodepth_batch_submit,
-      "I/Os queued before each submit (0: iodepth)"),
+      "I/Os queued before each submit (default 1; 0: iodepth)"),
     O("iodepth_batch_complete_min", "iodepth_batch_complete", LB_OPT_U32,
-      iodepth_batch_complete_min, "fewest completions waited for (0: poll)"),
+      iodepth_batch_complete_min, "fewest completions waited for (default 1; 0: poll)"),
     O("iodepth_batch_complete_max", NULL, LB_OPT_U32, iodepth_batch_complete_max,
-      "most completions reaped at once (0: iodepth)"),
+      "most completions reaped at once (default: iodepth_batch_complete_min)"),
+    O("iodepth_low", NULL, LB_OPT_U32, iodepth_low,
+      "a full queue drains to this many before it is filled again (default: iodepth)"),
     O("direct", NULL, LB_OPT_BOOL, direct, "O_DIRECT: bypass the page cache"),
     O("buffered", NULL, LB_OPT_BOOL, direct, "the opposite of direct",
       .set = lb_opt_set_buffered),
@@ -424,17 +426,12 @@ static const char *rw_name(int rw)
 
 static int check_counts(const struct lb_job *j, char *err, size_t n)
 {
-    uint32_t max = j->iodepth_batch_complete_max ? j->iodepth_batch_complete_max : j->iodepth;
     if (j->iodepth == 0)
         return lb_opt_say(err, n, "iodepth must be at least 1");
     if (j->numjobs == 0 || j->numjobs > 65536)
         return lb_opt_say(err, n, "numjobs (%u) must be between 1 and 65536", j->numjobs);
     if (j->rwmixread > 100)
         return lb_opt_say(err, n, "rwmixread (%u) must be at most 100", j->rwmixread);
-    if (j->iodepth_batch_complete_min > max)
-        return lb_opt_say(err, n, "iodepth_batch_complete_min (%u) is larger than "
-                          "iodepth_batch_complete_max (%u)",
-                          j->iodepth_batch_complete_min, max);
     if (j->nrfiles == 0 || j->loops == 0 || j->thinktime_blocks == 0)
         return lb_opt_say(err, n, "%s must be at least 1", j->nrfiles == 0 ? "nrfiles"
                           : j->loops == 0 ? "loops" : "thinktime_blocks");

@@ -2,10 +2,13 @@
  * The per-I/O loop of a worker: generate, issue, complete, account.
  *
  * Sync engines complete each I/O inside queue(): t_start before it, t_done
- * after, clat = lat = t_done - t_start.  Async engines keep up to iodepth
- * I/Os in flight, submit in batches of iodepth_batch_submit and reap with
- * getevents(min = iodepth_batch_complete_min, max = ..._max); slat =
- * t_issue - t_start, clat = t_done - t_issue, lat = t_done - t_start.
+ * after, clat = lat = t_done - t_start.  Async engines queue as fio does
+ * (backend.c do_io): up to iodepth I/Os, submitted in batches of
+ * iodepth_batch_submit; once the queue is full, reap at least
+ * iodepth_batch_complete_min and at most ..._max completions per call
+ * (fio's defaults: 1 and 1, so each completion is replaced at once), down
+ * to iodepth_low; slat = t_issue - t_start, clat = t_done - t_issue,
+ * lat = t_done - t_start.
  *
  * The common completion costs two counter updates and one histogram record
  * per latency kind (into the interval's clat histogram; the cumulative one
@@ -402,19 +405,35 @@ static int commit(struct lb_worker *w, unsigned nq)
     return 0;
 }
 
-static int reap(struct lb_worker *w, unsigned min, int *end)
-{
-    int n = w->eng->getevents(w->priv, min, w->cmax, w->evs);
-    uint64_t t;
+/* When to submit and how many to reap, from the job as fio reads it
+ * (fio's init.c fixup_options, backend.c wait_for_completions). */
+struct queue_rules {
+    unsigned batch;              /* submit once this many are queued */
+    unsigned cmin;               /* iodepth_batch_complete_min; 0: poll */
+    unsigned cmax;               /* most reaped per call, at least cmin */
+    unsigned low;                /* a full queue is reaped down to this */
+    bool poll;                   /* cmin = cmax = 0: reap after every I/O */
+};
 
-    if (n < 0) {
-        if (n == -EINTR || n == -EAGAIN)
-            return 0;
-        w->inflight = 0;
-        *end = fail_engine(w, "getevents", n);
-        return n;
-    }
-    t = lb_clock_now();
+static void queue_rules(const struct lb_worker *w, struct queue_rules *q)
+{
+    const struct lb_job *j = w->job;
+    unsigned depth = w->depth;
+
+    q->batch = j->iodepth_batch_submit && j->iodepth_batch_submit <= depth
+               ? j->iodepth_batch_submit : depth;
+    q->low = j->iodepth_low && j->iodepth_low <= depth ? j->iodepth_low : depth;
+    q->cmin = j->iodepth_batch_complete_min;
+    q->cmax = j->iodepth_batch_complete_max > q->cmin ? j->iodepth_batch_complete_max
+                                                      : q->cmin;
+    q->poll = !q->cmin && !j->iodepth_batch_complete_max;
+}
+
+/* Completes what one getevents call returned; all at one time stamp. */
+static void reaped(struct lb_worker *w, int n, int *end)
+{
+    uint64_t t = lb_clock_now();
+
     for (int i = 0; i < n; i++) {
         struct lb_io *io = w->evs[i];
         int e;
@@ -426,14 +445,58 @@ static int reap(struct lb_worker *w, unsigned min, int *end)
         if (e && !*end)
             *end = e;
     }
-    if (w->tmo_ns)
-        pub_oldest(w);
-    return n;
 }
 
-/* Generates and queues I/Os until the queue is full; returns an END_ code
- * when the loop must stop issuing. */
-static int fill(struct lb_worker *w, unsigned *nq)
+/* One reap, as fio's io_u_queued_complete: at least min (at most what is
+ * in flight) and at most max(cmax, min) completions.  With cmin = 0 the
+ * engine is asked for no minimum and asked again until min have come (a
+ * busy poll, as fio does).  The count, or -errno after fail_engine. */
+static int reap(struct lb_worker *w, const struct queue_rules *q, unsigned min, int *end)
+{
+    unsigned max = q->cmax < w->inflight ? q->cmax : w->inflight, got = 0;
+
+    if (min > w->inflight)
+        min = w->inflight;
+    if (max < min)
+        max = min;
+    while (max > got) {
+        int n = w->eng->getevents(w->priv, q->cmin ? min - got : 0, max - got, w->evs);
+
+        if (n < 0 && n != -EINTR && n != -EAGAIN) {
+            w->inflight = 0;
+            *end = fail_engine(w, "getevents", n);
+            return n;
+        }
+        if (n > 0)
+            reaped(w, n, end);
+        got += n > 0 ? (unsigned)n : 0;
+        if (got >= min)
+            break;
+    }
+    if (w->tmo_ns)
+        pub_oldest(w);
+    return (int)got;
+}
+
+/* fio's wait_for_completions: at least one completion when the queue is
+ * full or polled, else iodepth_batch_complete_min of them; a full queue is
+ * then reaped until no more than iodepth_low are left in flight. */
+static void reap_queue(struct lb_worker *w, const struct queue_rules *q, int *end)
+{
+    bool full = w->inflight >= w->depth;
+    unsigned min = q->cmin < w->inflight ? q->cmin : w->inflight;
+
+    if (!q->cmin || !min)
+        min = 1;
+    do {
+        if (reap(w, q, min, end) < 0)
+            return;
+    } while (full && !*end && w->inflight > q->low);
+}
+
+/* Generates and queues I/Os until the queue is full (in polling mode:
+ * one I/O); returns an END_ code when the loop must stop issuing. */
+static int fill(struct lb_worker *w, const struct queue_rules *qr, unsigned *nq)
 {
     while (!w->sync_due && w->inflight + *nq < w->depth) {
         struct lb_io *io = w->pending;
@@ -473,12 +536,14 @@ static int fill(struct lb_worker *w, unsigned *nq)
         q = w->eng->queue(w->priv, io);
         if (q == LB_Q_QUEUED) {
             w->queued[(*nq)++] = io;
-            if (*nq >= w->batch) {
+            if (*nq >= qr->batch) {
                 e = commit(w, *nq);
                 *nq = 0;
                 if (e)
                     return e;
             }
+            if (qr->poll)
+                return 0;
             continue;
         }
         if (q == LB_Q_BUSY) {
@@ -494,6 +559,8 @@ static int fill(struct lb_worker *w, unsigned *nq)
         w->freeq[w->nfree++] = io;
         if (e)
             return e;
+        if (qr->poll)
+            return 0;
     }
     return 0;
 }
@@ -509,15 +576,19 @@ static void drop_pending(struct lb_worker *w)
     }
 }
 
+/* fio's do_io for an async engine: queue until the queue is full, submit
+ * in batches, reap as reap_queue says; at the end reap all in flight. */
 static int loop_async(struct lb_worker *w)
 {
+    struct queue_rules q;
     int end = 0;
 
+    queue_rules(w, &q);
     for (;;) {
-        unsigned nq = 0, min;
+        unsigned nq = 0;
 
         if (!end)
-            end = fill(w, &nq);
+            end = fill(w, &q, &nq);
         if (nq) {
             int e = commit(w, nq);
 
@@ -534,8 +605,10 @@ static int loop_async(struct lb_worker *w)
             }
             continue;
         }
-        min = end ? w->inflight : w->cmin < w->inflight ? w->cmin : w->inflight;
-        reap(w, min, &end);
+        if (end)
+            reap(w, &q, w->inflight, &end);
+        else
+            reap_queue(w, &q, &end);
     }
 }
 
