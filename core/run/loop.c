@@ -277,18 +277,21 @@ int complete(struct lb_worker *w, struct lb_io *io, uint64_t t, const bool sync)
 
 /* pacing: rate, rate_iops, thinktime */
 
-static int pace(struct lb_worker *w, const struct lb_io *io)
+/* When io may be issued: 0 for now, else the clock time to wait for.  The
+ * rate is checked at the end of a thinktime pause, as if it had been
+ * taken. */
+static uint64_t pace_until(struct lb_worker *w, const struct lb_io *io)
 {
     unsigned d = io->ddir;
+    uint64_t now = lb_clock_now(), until = now;
 
     if (w->think_ns) {
-        if (w->think_count && w->think_count % w->think_every == 0 &&
-            lb_pause_until(w, lb_clock_now() + w->think_ns))
-            return 1;
+        if (w->think_count && w->think_count % w->think_every == 0)
+            until = now + w->think_ns;
         w->think_count++;
     }
     if (d < LB_DDIR_N && (w->gap_ns[d] || w->rate_bps[d])) {
-        uint64_t gap = w->gap_ns[d], now = lb_clock_now();
+        uint64_t gap = w->gap_ns[d];
 
         if (w->rate_bps[d]) {
             uint64_t g = (uint64_t)((unsigned __int128)io->len * 1000000000u / w->rate_bps[d]);
@@ -297,15 +300,13 @@ static int pace(struct lb_worker *w, const struct lb_io *io)
         }
         if (w->poisson)
             gap = (uint64_t)(-log(1.0 - lb_rng_double(&w->rng_pace)) * (double)gap);
-        if (w->next_issue[d] > now) {
-            if (lb_pause_until(w, w->next_issue[d]))
-                return 1;
-        } else if (now - w->next_issue[d] > 100000000) {
-            w->next_issue[d] = now;          /* do not bank more than 100 ms */
-        }
+        if (w->next_issue[d] > until)
+            until = w->next_issue[d];
+        else if (until - w->next_issue[d] > 100000000)
+            w->next_issue[d] = until;        /* do not bank more than 100 ms */
         w->next_issue[d] += gap;
     }
-    return 0;
+    return until > now ? until : 0;
 }
 
 /* sync engines */
@@ -333,8 +334,12 @@ static int loop_sync(struct lb_worker *w)
         g = lb_gen_next(w, io);
         if (__builtin_expect(g != GEN_OP, 0))
             return g == GEN_PASS ? END_PASS : END_DONE;
-        if (__builtin_expect(w->paced, 0) && pace(w, io))
-            return END_STOP;
+        if (__builtin_expect(w->paced, 0)) {
+            uint64_t until = pace_until(w, io);
+
+            if (until && lb_pause_until(w, until))
+                return END_STOP;
+        }
         io->t_done = 0;
         io->t_start = lb_clock_now();
         if (w->tmo_ns)
@@ -494,6 +499,29 @@ static void reap_queue(struct lb_worker *w, const struct queue_rules *q, int *en
     } while (full && !*end && w->inflight > q->low);
 }
 
+/* Waits until io may be issued (rate, thinktime).  As fio does, what is
+ * queued is submitted and everything in flight reaped first, so that the
+ * wait counts in no I/O's latency. */
+static int pace_async(struct lb_worker *w, const struct queue_rules *q, struct lb_io *io,
+                      unsigned *nq)
+{
+    uint64_t until = pace_until(w, io);
+    int end = 0;
+
+    if (!until)
+        return 0;
+    if (*nq) {
+        end = commit(w, *nq);
+        *nq = 0;
+    }
+    while (!end && w->inflight)
+        if (reap(w, q, 1, &end) < 0)
+            break;
+    if (end)
+        return end;
+    return lb_pause_until(w, until) ? END_STOP : 0;
+}
+
 /* Generates and queues I/Os until the queue is full (in polling mode:
  * one I/O); returns an END_ code when the loop must stop issuing. */
 static int fill(struct lb_worker *w, const struct queue_rules *qr, unsigned *nq)
@@ -519,7 +547,11 @@ static int fill(struct lb_worker *w, const struct queue_rules *qr, unsigned *nq)
 
             io = w->freeq[--w->nfree];
             g = lb_gen_next(w, io);
-            if (g != GEN_OP || (w->paced && pace(w, io))) {
+            if (g == GEN_OP && w->paced && (e = pace_async(w, qr, io, nq)) != 0) {
+                w->freeq[w->nfree++] = io;       /* reaping refilled the free list */
+                return e;
+            }
+            if (g != GEN_OP) {
                 if (g == GEN_BUSY) {     /* its file waits for a completion */
                     w->pending = io;
                     return 0;

@@ -3,7 +3,8 @@
  * set latency and over libaio and io_uring on a file in /dev/shm.  For each
  * setting the depth at which every I/O was submitted (iodepth_level) must
  * be exactly what fio's rules give, and with fio's defaults the in-flight
- * count by Little's law (IOPS x mean lat) must stay within 5% of iodepth.
+ * count by Little's law (IOPS x mean lat) must stay within 5% of iodepth;
+ * under rate_iops the queue is reaped before each wait, as fio does.
  * Counts, not times: the rules fix the depth of each submission whatever
  * the machine's speed. */
 #include "engine.h"
@@ -104,6 +105,27 @@ static void check_null(void)
     CHECK(n >= 0 && n <= 1.01, "polling: %.2f in flight, fio keeps 1", n);
 }
 
+/* rate_iops: before each wait for the next I/O's turn, what is in flight is
+ * reaped (fio's io_u_quiesce), so I/Os on time go out one by one instead
+ * of filling the queue while their predecessors' completions wait. */
+static void check_rate(void)
+{
+    struct lb_stats s;
+    struct lb_job job;
+
+    null_job(&job, "null_lat=100us", "size=1000k", "iodepth=8", "rate_iops=500");
+    if (t_run_total(&job, &s)) {
+        CHECK(0, "the rate-limited null run failed");
+        return;
+    }
+    printf("%-44s %6llu I/Os, %llu at depth 1\n", "null iodepth=8 rate_iops=500",
+           (unsigned long long)s.dir[LB_READ].ios, (unsigned long long)s.iodepth_level[0]);
+    CHECK(s.dir[LB_READ].ios == 250 && 4 * s.iodepth_level[0] >= s.dir[LB_READ].ios,
+            "rate_iops=500: %llu of %llu I/Os submitted alone", (unsigned long long)s.iodepth_level[0],
+            (unsigned long long)s.dir[LB_READ].ios);
+    lb_stats_release(&s);
+}
+
 /* 4096 random 4k reads of file at iodepth=32; a and b (may be NULL) are
  * more options. */
 static void file_job(struct lb_job *job, const char *engine, const char *file,
@@ -152,6 +174,7 @@ int main(void)
 
     t_dir_make("queue");
     check_null();
+    check_rate();
     file = t_path("blocks");
     ran += check_engine("libaio", file);
     ran += check_engine("io_uring", file);
