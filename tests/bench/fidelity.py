@@ -1,0 +1,488 @@
+#!/usr/bin/env python3
+"""Fidelity benchmark: `luabench fio` against fio on identical command lines,
+interleaved fio, luabench, fio, luabench... (fio against fio gives the
+noise), on a file on the disk (direct and buffered), in /dev/shm and on a
+FUSE mount (bindfs over a directory on the disk, mounted and unmounted
+here).  Not a test: it asserts nothing and prints markdown tables.
+
+  python3 tests/bench/fidelity.py [--quick] [--luabench build/luabench]
+      [--targets disk,shm,fuse] [--modes direct,buffered]
+      [--engines psync,libaio,io_uring] [--qd 1,8,32,128]
+      [--patterns rand4k,seq128k,seq1m] [--runtime 5] [--pairs 2]
+      [--disk-dir /var/tmp] [--size 1g] [--blktrace] [--out FILE.md]
+
+Per case and tool (means over the pairs; "spread" is (max-min)/mean of the
+same tool's runs): IOPS, bandwidth, mean/p50/p99/p99.9 of clat and lat,
+the in-flight count by Little's law (sum over directions of IOPS x mean
+lat), the share of I/Os submitted at the job's depth (iodepth_level), CPU
+per I/O (usr+sys of the job over its I/Os).  On the disk also the kernel's
+counts for the device (/sys/dev/block/M:m/stat: requests, sectors) and the
+bytes the kernel charged to the tool's processes (getrusage ru_inblock /
+ru_oublock), against the tool's total_ios and io_bytes; other users of the
+disk show in the device counts, not in the per-process ones.  --blktrace
+adds the block layer's own request latency (insert to complete, from the
+block tracepoints in tracefs) for the requests of the tool's processes;
+keep runs short with it (the trace buffer holds a few hundred thousand
+requests).
+
+Patterns: rand4k (randread 4k), seq128k (read 128k), seq1m (read 1m),
+randrw4k (randrw 4k, the CERN job), randwrite4k, write128k.  psync runs at
+QD1 only (iodepth means nothing to it).  --quick: disk direct, shm buffered
+and FUSE direct, QD 1 and 32, rand4k and seq128k (FUSE: rand4k), 2 s runs,
+one pair (about 2 minutes); the whole matrix at 3 s and two pairs takes
+about 40 minutes.  The files are laid out by fio before the runs and the
+FUSE mount and the files are removed at the end; --blktrace needs tracefs
+(mounted here for the run when it is not).
+"""
+import argparse, json, os, re, shutil, struct, subprocess, sys, tempfile, time
+
+PATTERNS = {
+    "rand4k": ("randread", "4k"), "seq128k": ("read", "128k"), "seq1m": ("read", "1m"),
+    "randrw4k": ("randrw", "4k"), "randwrite4k": ("randwrite", "4k"),
+    "write128k": ("write", "128k"),
+}
+BUCKETS = (1, 2, 4, 8, 16, 32, 64)
+TRACE = "/sys/kernel/tracing"
+
+
+def split(s):
+    return [x for x in s.split(",") if x]
+
+
+def depth_key(qd):
+    """fio's iodepth_level key for the bucket that holds qd."""
+    k = max(b for b in BUCKETS if b <= qd)
+    return ">=64" if k == 64 else str(k)
+
+
+# ---- the kernel's counts ----
+
+def dev_of(path):
+    st = os.stat(path)
+    return os.major(st.st_dev), os.minor(st.st_dev)
+
+
+def dev_stat(dev):
+    """reads, read sectors, writes, write sectors of a block device, or None."""
+    try:
+        with open("/sys/dev/block/%d:%d/stat" % dev) as fh:
+            f = [int(x) for x in fh.read().split()]
+    except OSError:
+        return None
+    return f[0], f[2], f[4], f[6]
+
+
+class BlockTrace:
+    """The block layer's request latency for chosen processes: block_rq_insert
+    (its tgid names the submitter), block_rq_issue, block_rq_complete."""
+    EVENTS = ("block_rq_insert", "block_rq_issue", "block_rq_complete")
+    LINE = re.compile(r"^\s*(\S+)-\d+\s+\(\s*(\d+)\)\s+\[\d+\]\s+\S+\s+([\d.]+): (block_rq_\w+): "
+                      r"\d+,\d+ (\S+) (?:\d+ )?\(\S*\) (\d+) \+ (\d+)")
+
+    def __init__(self, dev):
+        self.mounted = False
+        if not os.path.isdir(os.path.join(TRACE, "events/block")):
+            if subprocess.run(["mount", "-t", "tracefs", "nodev", TRACE]).returncode:
+                raise OSError("tracefs cannot be mounted")
+            self.mounted = True
+        self.filter = "dev == %d" % ((dev[0] << 20) | dev[1])
+        self.w("options/record-tgid", "1")
+        self.w("buffer_size_kb", "65536")
+
+    def w(self, name, val):
+        with open(os.path.join(TRACE, name), "w") as fh:
+            fh.write(val)
+
+    def start(self):
+        self.w("tracing_on", "0")
+        self.w("trace", "")
+        for e in self.EVENTS:
+            self.w("events/block/%s/filter" % e, self.filter)
+            self.w("events/block/%s/enable" % e, "1")
+        self.w("tracing_on", "1")
+
+    def stop(self, tgids):
+        """Mean and p99 (us) of insert-to-complete of the requests tgids
+        inserted, their number, and how many of them a kernel worker
+        dispatched (the device queue was full or busy when they came)."""
+        self.w("tracing_on", "0")
+        ins, lat, deferred = {}, [], 0
+        with open(os.path.join(TRACE, "trace")) as fh:
+            for line in fh:
+                m = self.LINE.match(line)
+                if not m:
+                    continue
+                comm, tgid, t, ev, sector = (m.group(1), int(m.group(2)), float(m.group(3)),
+                                             m.group(4), m.group(6))
+                if ev == "block_rq_insert" and tgid in tgids:
+                    ins[sector] = t
+                elif ev == "block_rq_issue" and sector in ins and comm.startswith("kworker"):
+                    deferred += 1
+                elif ev == "block_rq_complete" and sector in ins:
+                    lat.append(t - ins.pop(sector))
+        for e in self.EVENTS:
+            self.w("events/block/%s/enable" % e, "0")
+        self.w("trace", "")
+        if not lat:
+            return None
+        lat.sort()
+        return {"n": len(lat), "mean": sum(lat) / len(lat) * 1e6,
+                "p99": lat[int(0.99 * (len(lat) - 1))] * 1e6, "deferred": deferred}
+
+    def close(self):
+        for e in self.EVENTS:
+            self.w("events/block/%s/filter" % e, "0")
+        self.w("options/record-tgid", "0")
+        self.w("buffer_size_kb", "1408")
+        if self.mounted:
+            subprocess.run(["umount", TRACE])
+
+
+def descendants(pid, seen):
+    """Adds pid's live descendants to seen (fio runs each job in a child)."""
+    try:
+        for task in os.listdir("/proc/%d/task" % pid):
+            with open("/proc/%d/task/%s/children" % (pid, task)) as fh:
+                for c in fh.read().split():
+                    if int(c) not in seen:
+                        seen.add(int(c))
+                        descendants(int(c), seen)
+    except OSError:
+        pass
+
+
+def buffer_segments(pids, length):
+    """Physically contiguous runs (the segments a request needs) in the I/O
+    buffers of pids: the populated anonymous mapping of about length bytes
+    (depth x bs), cut into bs pieces from its first page on; the total over
+    the pieces, or None when no such mapping is found."""
+    best = None
+    for pid in pids:
+        try:
+            with open("/proc/%d/maps" % pid) as fh:
+                maps = fh.read().splitlines()
+            pm = open("/proc/%d/pagemap" % pid, "rb")
+        except OSError:
+            continue
+        with pm:
+            for line in maps:
+                f = line.split()
+                a, b = (int(x, 16) for x in f[0].split("-"))
+                if len(f) > 5 or "rw" not in f[1] or not length <= b - a <= length + (4 << 20):
+                    continue
+                pm.seek(a // 4096 * 8)
+                raw = pm.read((b - a) // 4096 * 8)
+                pfn = [e & ((1 << 55) - 1) if e >> 63 else None
+                       for e in struct.unpack("%dQ" % (len(raw) // 8), raw)]
+                segs = count_segments(pfn, length)
+                if segs is not None and (best is None or segs < best):
+                    best = segs
+    return best
+
+
+def count_segments(pfn, length):
+    """Segments of the populated length-byte stretch of pfn that starts on
+    one of its first pages (fio and glibc put the buffers one page in)."""
+    n = length // 4096
+    for off in range(0, min(len(pfn) - n, 512) + 1):
+        run = pfn[off:off + n]
+        if None not in run:
+            return 1 + sum(1 for x, y in zip(run, run[1:]) if y != x + 1)
+    return None
+
+
+# ---- one run ----
+
+def run_tool(cmd, dev, btrace, buflen=0, runtime=0):
+    """Runs cmd; its JSON report, the device's counts over the run, the bytes
+    the kernel charged to it; with btrace also the block layer's latency of
+    its requests and, when buflen is set, the segments of its buffers."""
+    out, err = tempfile.TemporaryFile("w+"), tempfile.TemporaryFile("w+")
+    if btrace:
+        btrace.start()
+    d0 = dev_stat(dev) if dev else None
+    p = subprocess.Popen(cmd, stdout=out, stderr=err, text=True)
+    tgids, segs, t0 = {p.pid}, None, time.time()
+    while True:
+        pid, status, ru = os.wait4(p.pid, os.WNOHANG if btrace else 0)
+        if pid:
+            break
+        descendants(p.pid, tgids)
+        if buflen and segs is None and time.time() - t0 > 0.4 * runtime + 0.3:
+            segs = buffer_segments(sorted(tgids), buflen)
+        time.sleep(0.05)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    d1 = dev_stat(dev) if dev else None
+    blk = btrace.stop(tgids) if btrace else None
+    out.seek(0)
+    err.seek(0)
+    text = out.read()
+    if p.returncode:
+        raise RuntimeError("%s: exit %d: %s" % (cmd[0], p.returncode, err.read().strip()[-300:]))
+    doc = json.loads(text[text.find("{"):])
+    kern = [b - a for a, b in zip(d0, d1)] if d0 and d1 else None
+    if blk:
+        blk["segments"] = segs
+    return stats(doc, kern, ru, blk)
+
+
+def pct(lat, p):
+    return lat.get("percentile", {}).get("%.6f" % p, 0)
+
+
+def stats(doc, kern, ru, blk):
+    j = doc["jobs"][0]
+    s = {"iops": 0, "bw": 0, "ios": 0, "bytes": 0, "inflight": 0.0}
+    dirs = [j[d] for d in ("read", "write") if j[d]["total_ios"]]
+    for d in dirs:
+        s["iops"] += d["iops"]
+        s["bw"] += d["bw_bytes"]
+        s["ios"] += d["total_ios"]
+        s["bytes"] += d["io_bytes"]
+        s["inflight"] += d["iops"] * d["lat_ns"]["mean"] / 1e9
+    main = max(dirs, key=lambda d: d["total_ios"])     # latency of the main direction
+    for kind in ("clat", "lat"):
+        l = main[kind + "_ns"]
+        s[kind] = [l["mean"], pct(l, 50), pct(l, 99), pct(l, 99.9)]
+    s["level"] = j["iodepth_level"]
+    rt = j.get("job_runtime", 0) / 1000.0
+    s["cpu_ns"] = (j["usr_cpu"] + j["sys_cpu"]) / 100.0 * rt * 1e9 / s["ios"] if s["ios"] else 0
+    s["kern"] = kern
+    s["proc_bytes"] = (ru.ru_inblock + ru.ru_oublock) * 512
+    s["blk"] = blk
+    return s
+
+
+# ---- cases ----
+
+def mean(xs):
+    return sum(xs) / len(xs) if xs else 0.0
+
+
+def spread(xs):
+    m = mean(xs)
+    return (max(xs) - min(xs)) / m if m and len(xs) > 1 else 0.0
+
+
+def cases(a):
+    quick_modes = {"disk": ["direct"], "shm": ["buffered"], "fuse": ["direct"]}
+    for target in a.targets:
+        for mode in quick_modes[target] if a.quick else a.modes:
+            for pat in a.patterns:
+                if target == "fuse" and a.quick and pat != "rand4k":
+                    continue
+                for eng in a.engines:
+                    for qd in a.qd:
+                        if eng == "psync" and qd != 1:
+                            continue
+                        yield target, mode, pat, eng, qd
+
+
+def run_case(a, lb, files, c, btrace):
+    target, mode, pat, eng, qd = c
+    rw, bs = PATTERNS[pat]
+    f = files[target]
+    opts = ["--name=fid", "--filename=" + f, "--size=" + a.size, "--ioengine=" + eng,
+            "--iodepth=%d" % qd, "--rw=" + rw, "--bs=" + bs,
+            "--direct=%d" % (mode == "direct"), "--runtime=%s" % a.runtime, "--time_based",
+            "--lat_percentiles=1", "--output-format=json"]
+    lbcmd = [lb, "--quiet"] + (["--allow-overwrite"] if "write" in rw or rw == "randrw" else [])
+    dev = dev_of(f) if target == "disk" else None
+    size = int(bs[:-1]) << (10 if bs[-1] == "k" else 20)
+    buflen = qd * size if size >= 65536 else 0      # smaller buffers are one page
+    bt = btrace if target == "disk" else None
+    runs = {"fio": [], "luabench": []}
+    for _ in range(a.pairs):
+        for tool, cmd in (("fio", ["fio"]), ("luabench", lbcmd + ["fio"])):
+            runs[tool].append(run_tool(cmd + opts, dev, bt, buflen, float(a.runtime)))
+    return runs
+
+
+def summary(runs, qd):
+    out = {}
+    for tool, rs in runs.items():
+        s = {k: mean([r[k] for r in rs]) for k in ("iops", "bw", "inflight", "cpu_ns", "ios", "bytes",
+                                                    "proc_bytes")}
+        s["iops_spread"] = spread([r["iops"] for r in rs])
+        for kind in ("clat", "lat"):
+            s[kind] = [mean([r[kind][i] for r in rs]) for i in range(4)]
+        s["at_depth"] = mean([r["level"].get(depth_key(qd), 0) for r in rs])
+        ks = [r["kern"] for r in rs if r["kern"]]
+        s["kern"] = [mean([k[i] for k in ks]) for i in range(4)] if ks else None
+        bl = [r["blk"] for r in rs if r["blk"]]
+        s["blk"] = {k: mean([b[k] for b in bl]) for k in ("n", "mean", "p99", "deferred")} if bl else None
+        if bl:
+            s["blk"]["segments"] = [b["segments"] for b in bl]
+        out[tool] = s
+    return out
+
+
+# ---- tables ----
+
+def label(c):
+    target, mode, pat, eng, qd = c
+    return "%s %s %s %s QD%d" % (target, mode, pat, eng, qd)
+
+
+def us(ns):
+    return "%.0f" % (ns / 1000) if ns >= 10000 else "%.1f" % (ns / 1000)
+
+
+def table_queue(rows):
+    t = ["| case | IOPS fio | IOPS luabench | lb/fio | spread fio / lb | in flight fio / lb | "
+         "lb/fio | at depth % fio / lb | CPU/IO ns fio / lb |",
+         "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for c, s in rows:
+        f, l = s["fio"], s["luabench"]
+        t.append("| %s | %.0f | %.0f | %.3f | %.1f%% / %.1f%% | %.2f / %.2f | %.3f | %.1f / %.1f | %.0f / %.0f |" % (
+            label(c), f["iops"], l["iops"], l["iops"] / f["iops"] if f["iops"] else 0,
+            100 * f["iops_spread"], 100 * l["iops_spread"], f["inflight"], l["inflight"],
+            l["inflight"] / f["inflight"] if f["inflight"] else 0, f["at_depth"], l["at_depth"],
+            f["cpu_ns"], l["cpu_ns"]))
+    return t
+
+
+def table_latency(rows):
+    t = ["| case | MB/s fio / lb | lat mean | lat p50 | lat p99 | lat p99.9 | clat mean | clat p50 | "
+         "clat p99 | clat p99.9 |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for c, s in rows:
+        f, l = s["fio"], s["luabench"]
+        cells = ["%s / %s" % (us(f[k][i]), us(l[k][i])) for k in ("lat", "clat") for i in range(4)]
+        t.append("| %s | %.0f / %.0f | %s |" % (label(c), f["bw"] / 1e6, l["bw"] / 1e6, " | ".join(cells)))
+    return t
+
+
+def table_kernel(rows):
+    t = ["| case | tool | total_ios | device requests | io_bytes | device bytes / io_bytes | "
+         "process bytes / io_bytes | block layer lat us (mean / p99, n) | dispatched by a worker | "
+         "buffer segments per I/O, each run |",
+         "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for c, s in rows:
+        if c[0] != "disk":
+            continue
+        for tool in ("fio", "luabench"):
+            x = s[tool]
+            k = x["kern"]
+            dev_b = (k[1] + k[3]) * 512 if k else 0
+            blk = x["blk"]
+            t.append("| %s | %s | %.0f | %s | %.0f | %s | %.4f | %s | %s | %s |" % (
+                label(c), tool, x["ios"], "%.0f" % (k[0] + k[2]) if k else "-", x["bytes"],
+                "%.4f" % (dev_b / x["bytes"]) if k and x["bytes"] else "-",
+                x["proc_bytes"] / x["bytes"] if x["bytes"] else 0,
+                "%.0f / %.0f (%d)" % (blk["mean"], blk["p99"], blk["n"]) if blk else "-",
+                "%.0f" % blk["deferred"] if blk else "-",
+                ", ".join("-" if g is None else "%.1f" % (g / c[4]) for g in blk["segments"])
+                if blk else "-"))
+    return t
+
+
+# ---- set-up ----
+
+def lay_out(path, size):
+    subprocess.run(["fio", "--name=layout", "--filename=" + path, "--size=" + size, "--rw=write",
+                    "--bs=1m", "--ioengine=psync", "--end_fsync=1"], check=True, capture_output=True)
+
+
+def mount_fuse(src, mnt):
+    if not os.path.exists("/dev/fuse") or not shutil.which("bindfs"):
+        return "no /dev/fuse or no bindfs"
+    r = subprocess.run(["bindfs", src, mnt], capture_output=True, text=True)
+    return None if r.returncode == 0 else "bindfs: " + r.stderr.strip()
+
+
+def parse():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--luabench", default=os.path.join(os.path.dirname(__file__), "../../build/luabench"))
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--targets", default="disk,shm,fuse")
+    ap.add_argument("--modes", default="direct,buffered")
+    ap.add_argument("--engines", default="psync,libaio,io_uring")
+    ap.add_argument("--qd", default="1,8,32,128")
+    ap.add_argument("--patterns", default="rand4k,seq128k,seq1m")
+    ap.add_argument("--runtime", default=None)
+    ap.add_argument("--pairs", type=int, default=None)
+    ap.add_argument("--disk-dir", default="/var/tmp")
+    ap.add_argument("--size", default="1g")
+    ap.add_argument("--blktrace", action="store_true")
+    ap.add_argument("--out", default=None, help="also write the tables to this file")
+    a = ap.parse_args()
+    a.targets, a.modes, a.engines, a.patterns = (split(a.targets), split(a.modes), split(a.engines),
+                                                 split(a.patterns))
+    a.qd = [int(x) for x in split(a.qd)]
+    if a.quick:
+        a.qd = [q for q in a.qd if q in (1, 32)] or [1, 32]
+        a.patterns = [p for p in a.patterns if p in ("rand4k", "seq128k")] or ["rand4k"]
+    a.runtime = a.runtime or ("2" if a.quick else "5")
+    a.pairs = a.pairs or (1 if a.quick else 2)
+    for p in a.patterns:
+        if p not in PATTERNS:
+            ap.error("unknown pattern '%s' (%s)" % (p, ", ".join(PATTERNS)))
+    return a
+
+
+def main():
+    a = parse()
+    lb = os.path.abspath(a.luabench)
+    if not shutil.which("fio"):
+        sys.exit("fio is not installed (apt-get install fio)")
+    tmp, files, mnt, notes = [], {}, None, []
+    btrace = None
+    try:
+        if "disk" in a.targets:
+            tmp.append(tempfile.mkdtemp(dir=a.disk_dir, prefix="lbfid."))
+            files["disk"] = os.path.join(tmp[-1], "data")
+        if "shm" in a.targets:
+            tmp.append(tempfile.mkdtemp(dir="/dev/shm", prefix="lbfid."))
+            files["shm"] = os.path.join(tmp[-1], "data")
+        if "fuse" in a.targets:
+            src = tempfile.mkdtemp(dir=a.disk_dir, prefix="lbfid.src.")
+            m = tempfile.mkdtemp(prefix="lbfid.mnt.")
+            tmp += [src, m]
+            why = mount_fuse(src, m)
+            if why:
+                notes.append("FUSE cases skipped: " + why)
+                a.targets.remove("fuse")
+            else:
+                mnt = m
+                files["fuse"] = os.path.join(m, "data")
+        for t, f in files.items():
+            lay_out(f, a.size)
+        if a.blktrace and "disk" in files:
+            btrace = BlockTrace(dev_of(files["disk"]))
+        stamp = time.strftime("%Y-%m-%d %H:%M")
+        head = ["# fidelity, %s, %s, %d CPUs, kernel %s, %s, load average %.1f at the start" % (
+            stamp, os.uname().nodename, os.cpu_count(), os.uname().release,
+            subprocess.run(["fio", "--version"], capture_output=True, text=True).stdout.strip(),
+            os.getloadavg()[0]), "", "`%s`" % " ".join(["fidelity.py"] + sys.argv[1:]), ""] + notes
+        print("\n".join(head), flush=True)
+        rows = []
+        for c in cases(a):
+            try:
+                s = summary(run_case(a, lb, files, c, btrace), c[4])
+            except (RuntimeError, ValueError) as e:
+                print("%s: %s" % (label(c), e), file=sys.stderr, flush=True)
+                continue
+            rows.append((c, s))
+            f, l = s["fio"], s["luabench"]
+            print("%-40s IOPS %10.0f / %10.0f  in flight %6.2f / %6.2f  lat %8s / %8s us" % (
+                label(c), f["iops"], l["iops"], f["inflight"], l["inflight"], us(f["lat"][0]),
+                us(l["lat"][0])), file=sys.stderr, flush=True)
+        out = head + ["## Throughput and queue", ""] + table_queue(rows) + [
+            "", "## Latency (us, fio / luabench)", ""] + table_latency(rows) + [
+            "", "## Kernel counts (disk)", ""] + table_kernel(rows)
+        out += ["", "load average %.1f at the end (%s)" % (os.getloadavg()[0], time.strftime("%H:%M"))]
+        print("\n".join(out[len(head):]))
+        if a.out:
+            with open(a.out, "w") as fh:
+                fh.write("\n".join(out) + "\n")
+    finally:
+        if btrace:
+            btrace.close()
+        if mnt:
+            subprocess.run(["fusermount", "-u", mnt])
+        for d in tmp:
+            shutil.rmtree(d, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
