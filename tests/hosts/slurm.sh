@@ -3,7 +3,7 @@
 # netns.sh: slurmctld on the head (lbhead), one slurmd on each host
 # (lbhost1..N, one CPU each, so srun -n N puts one task on every host),
 # munged with a key generated in DIR; every file (slurm.conf, state, spool,
-# logs, pid files, each host's /tmp) lives in DIR.  Debian's slurm-wlm and
+# logs, pid files, each host's TmpFS) lives in DIR.  Debian's slurm-wlm and
 # munge; no cgroups (proctrack/linuxproc, task/none), no accounting.
 #
 #   slurm.sh start DIR [HOSTS]   make the hosts, start the daemons, wait until the nodes are idle
@@ -15,10 +15,11 @@
 # netns.sh's bed_* functions).  slurm_start returns 77 with a line on stderr
 # where the daemons cannot start (not installed, no namespaces, a daemon
 # that exits or a node that never registers: the line quotes its log).
-# Each host gets a /tmp of its own (DIR/tmp/HOST bound over /tmp in the
-# slurmd's mount namespace): Slurm's PMIx plugin makes its per-step
-# directory under /tmp by a name that does not say the node, so hosts
-# sharing one /tmp refuse the second step ("File exists").
+# Each host gets a temporary directory of its own (TmpFS=DIR/tmp/%n): Slurm's
+# PMIx plugin makes its per-step directory there by a name that does not say
+# the node, so hosts sharing one /tmp refuse the second step ("File
+# exists").  The hosts' /tmp itself stays the machine's, so a build or a
+# source tree under /tmp is seen by every host.
 . "$(dirname "${BASH_SOURCE[0]}")/netns.sh"
 SLURM_SELF=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")
 
@@ -38,6 +39,7 @@ SlurmctldPidFile=$d/run/slurmctld.pid
 SlurmdPidFile=$d/run/slurmd-%n.pid
 SlurmctldLogFile=$d/log/slurmctld.log
 SlurmdLogFile=$d/log/slurmd-%n.log
+TmpFS=$d/tmp/%n
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 JobAcctGatherType=jobacct_gather/none
@@ -98,8 +100,7 @@ slurm_start_daemons() {
     { bed_say "slurmctld did not start: $(slurm_log_tail "$s/log/slurmctld.log")"; return 77; }
   for i in $(seq 1 "$n"); do
     mkdir -p "$s/tmp/lbhost$i" && chmod 1777 "$s/tmp/lbhost$i"
-    bed_exec "$BED_DIR" "$i" unshare --mount sh -c \
-      "mount --bind '$s/tmp/lbhost$i' /tmp && exec slurmd -f '$s/slurm.conf'" ||
+    bed_exec "$BED_DIR" "$i" slurmd -f "$s/slurm.conf" ||
       { bed_say "slurmd on lbhost$i did not start: $(slurm_log_tail "$s/log/slurmd-lbhost$i.log")"
         return 77; }
   done
