@@ -4,13 +4,17 @@
 -- scaled=1, labelled, for small trials), `runs` seeded runs, the AU
 -- threshold of the workload in every run.  Prints the run table and a
 -- verdict line.  model=llama3-8b|70b|405b|1t prints the checkpoint size of
--- the model and the bytes each rank writes, as DLIO sizes them.
+-- the model and the bytes each rank writes, as DLIO sizes them; with dir=
+-- it also writes `checkpoints` checkpoints (each rank its part, fsync at
+-- the end) and reads them back, reporting MLPerf's figures: the duration
+-- of the slowest rank and the checkpoint's bytes over it.
 --   luabench scripts/mlperf.lua workload=unet3d accelerator=h100 accelerators=4 dir=PATH
---   luabench scripts/mlperf.lua model=llama3-70b
+--   luabench scripts/mlperf.lua model=llama3-70b [dir=PATH checkpoint_scale=0.001]
 local mlperf = require("luabench.mlperf")
 local prep = require("luabench.prep")
 local report = require("luabench.report")
 local script = require("luabench.script")
+local checkpoint_run
 
 local v = script.params({
   {"workload", default = "unet3d", choices = mlperf.workloads, help = "MLPerf training workload"},
@@ -28,10 +32,69 @@ local v = script.params({
   {"runs", type = "int", default = mlperf.RUNS, min = 1, help = "seeded runs"},
   {"seed", type = "int", default = 1, help = "seed of the first run (then seed+1, ...)"},
   {"direct", type = "bool", default = false, help = "1: read with O_DIRECT"},
-  {"model", help = "llama3-8b, llama3-70b, llama3-405b or llama3-1t: print its checkpoint size"},
+  {"model", help = "llama3-8b, llama3-70b, llama3-405b or llama3-1t: its checkpoint size " ..
+   "(with dir=: written and read back)"},
+  {"checkpoints", type = "int", default = 10, min = 1,
+   help = "model= with dir=: checkpoints written, then read (MLPerf: 10 and 10)"},
+  {"checkpoint_scale", type = "number", default = 1,
+   help = "model= with dir=: fraction of each rank's part written (1: the real size)"},
 }, {about = "MLPerf Storage's training workloads with DLIO's accounting and the rules " ..
             "checked (dataset >= 5x client memory, >= 500 steps per epoch, AU threshold " ..
             "in every run), or model= for the size of an LLM checkpoint."})
+
+-- A rank's part, scaled, in whole blocks of bs (1 MiB, 4 KiB when smaller).
+local function part_job(name, path, bytes, scale)
+  local b = math.floor(bytes * scale)
+  local bs = b >= 2^20 and 2^20 or 4096
+  b = math.max(b // bs * bs, 4096)
+  return {name = name, filename = path, size = b, bs = b < bs and b or bs}
+end
+
+-- One lb.run of every rank's part: the slowest rank's time and the bytes.
+local function ckpt_phase(jobs, rw)
+  local r = lb.run{jobs = jobs, rw = rw, end_fsync = rw == "write" and 1 or 0}
+  local slowest, bytes = 0, 0
+  for _, j in ipairs(r.jobs) do
+    slowest = math.max(slowest, j.runtime_ns)
+    bytes = bytes + j[rw].io_bytes
+  end
+  return slowest / 1e9, bytes
+end
+
+checkpoint_run = function(v, per_rank)
+  local dir = script.tempdir("ckpt", v.dir)
+  local ok, err = pcall(function()
+    print(string.format("%5s %5s %12s %10s %10s", "ckpt", "phase", "GiB", "seconds", "GiB/s"))
+    local sets = {}
+    for c = 1, v.checkpoints do
+      local jobs = {}
+      for r, b in ipairs(per_rank) do
+        jobs[r] = part_job(string.format("rank%d", r - 1),
+                           string.format("%s/ckpt_%02d_rank_%04d", dir, c, r - 1), b,
+                           v.checkpoint_scale)
+      end
+      sets[c] = jobs
+    end
+    local function phase(rw)
+      local sum_s, sum_b = 0, 0
+      for c, jobs in ipairs(sets) do
+        local s, b = ckpt_phase(jobs, rw)
+        sum_s, sum_b = sum_s + s, sum_b + b
+        print(string.format("%5d %5s %12.3f %10.3f %10.3f", c, rw, b / 2^30, s, b / 2^30 / s))
+      end
+      return sum_s / #sets, sum_b / #sets
+    end
+    local ws, wb = phase("write")
+    local rs, rb = phase("read")
+    print(string.format("%s checkpoint%s: save %.3f s, %.3f GiB/s; load %.3f s, %.3f GiB/s " ..
+                        "(mean of %d; duration = slowest rank)", v.model,
+                        v.checkpoint_scale < 1 and string.format(" (scale %g)", v.checkpoint_scale) or "",
+                        ws, wb / 2^30 / ws, rs, rb / 2^30 / rs, #sets))
+  end)
+  local left = script.cleanup{dir = dir}
+  if left then script.warn("%s", left) end
+  if not ok then error(err, 0) end
+end
 
 if v.model then
   local total, per_rank, ranks = mlperf.checkpoint_bytes(v.model)
@@ -43,6 +106,13 @@ if v.model then
                       v.model, mlperf.parameters(m), m.tp, m.pp, m.dp, m.zero, ranks))
   print(string.format("checkpoint %.1f GiB (%.2f TB), per rank %.2f to %.2f GiB",
                       total / 2^30, total / 1e12, lo / 2^30, hi / 2^30))
+  if v.dir then
+    if lb.readonly then script.usage_error("checkpoints write, and --readonly was given") end
+    if not (v.checkpoint_scale > 0 and v.checkpoint_scale <= 1) then
+      script.usage_error("parameter 'checkpoint_scale' must be in (0, 1], not %s", v.checkpoint_scale)
+    end
+    checkpoint_run(v, per_rank)
+  end
   return
 end
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Description: scripts/mlperf.lua prints the llama3 checkpoint sizes as DLIO
-# computes them; refuses a dataset below the rules' minimum unless
+# computes them, writes and reads back each rank's part of a scaled
+# checkpoint and leaves no file behind; refuses a dataset below the rules' minimum unless
 # scaled=1 (exit 2, one line naming the minimum), a changed sample size or
 # compute time without scaled=1, an unknown workload or accelerator; a
 # scaled run prints one row per seeded run and a verdict line labelled
@@ -15,6 +16,18 @@ contains "$out" "TP 1 x PP 1 x DP 8, ZeRO-3, 8 ranks" "llama3-8b parallelism"
 out=$("$LUABENCH" --quiet scripts/mlperf.lua model=llama3-1t) || fail "model 1t exit"
 contains "$out" "checkpoint 15426.6 GiB (16.56 TB)" "llama3-1t size"
 expect_exit 2 "unknown model 'llama3-2t'" "$LUABENCH" --quiet scripts/mlperf.lua model=llama3-2t
+
+# checkpoints written by 8 ranks and read back: 8 x 1 MiB at this scale
+# (13.09 GiB per rank x 1e-4, whole MiB), every file gone afterwards
+mkdir "$tmp/ck" && echo keep > "$tmp/ck/mine"
+out=$("$LUABENCH" --quiet scripts/mlperf.lua model=llama3-8b dir="$tmp/ck" checkpoint_scale=0.0001 \
+      checkpoints=2) || fail "checkpoint run exit"
+[ "$(printf '%s\n' "$out" | grep -cE '^ +[12] write +0\.008 ')" -eq 2 ] || fail "two writes of 8 MiB: $out"
+[ "$(printf '%s\n' "$out" | grep -cE '^ +[12]  read +0\.008 ')" -eq 2 ] || fail "two reads of 8 MiB: $out"
+contains "$out" "llama3-8b checkpoint (scale 0.0001): save" "checkpoint summary"
+[ "$(ls -A "$tmp/ck")" = "mine" ] || fail "checkpoint files left: $(ls -A "$tmp/ck")"
+expect_exit 2 "parameter 'checkpoint_scale' must be in (0, 1]" "$LUABENCH" --quiet scripts/mlperf.lua \
+  model=llama3-8b dir="$tmp/ck" checkpoint_scale=2
 
 expect_exit 2 "files=10 is below the rules' minimum of 28000 for 8 accelerators" \
   "$LUABENCH" --quiet scripts/mlperf.lua workload=unet3d accelerators=8 client_memory=64g files=10
