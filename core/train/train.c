@@ -483,11 +483,13 @@ static void checkpoint(struct train_run *r, struct accel *ac, uint64_t step)
     if (rc < 0) {
         run_fail(r, rc, NULL, "checkpoint", path);
     } else {
-        pthread_mutex_lock(&r->ckpt_mu);
+        if (shard)
+            pthread_mutex_lock(&r->ckpt_mu);    /* the shared loader holds it */
         lb_hist_record(r->res->checkpoint, t1 - t0);
         if (!shard || ac->k == 0)
             r->res->checkpoints++;
-        pthread_mutex_unlock(&r->ckpt_mu);
+        if (shard)
+            pthread_mutex_unlock(&r->ckpt_mu);
         if (*last && ckpt_path(r, *last, k, old, sizeof old) >= 0)
             unlink(old);
         *last = step;

@@ -161,6 +161,16 @@ static void test_checkpoints(const char *dir)
           (unsigned long long)lb_hist_count(res.checkpoint));
     CHECK(count_ckpt_files(dir) == 0, "checkpoint parts left in %s", dir);
     lb_train_result_free(&res);
+
+    c.loader = LB_TRAIN_LOADER_SHARED;        /* 12 steps over all: 6 whole checkpoints */
+    c.barrier = false;
+    rc = lb_train_run(&c, &res);
+    CHECK(rc == 0, "lb_train_run, shared loader: %d %s", rc, res.err);
+    CHECK(res.steps == 12 && res.checkpoints == 6 && lb_hist_count(res.checkpoint) == 6,
+          "shared loader: steps %llu checkpoints %llu", (unsigned long long)res.steps,
+          (unsigned long long)res.checkpoints);
+    CHECK(count_ckpt_files(dir) == 0, "shared loader: checkpoint left in %s", dir);
+    lb_train_result_free(&res);
 }
 
 int main(void)
