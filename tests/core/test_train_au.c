@@ -6,8 +6,9 @@
  * + compute of the excluded first and last steps; the epoch's AU is the
  * mean over accelerators, its samples/s the sum of (steps - 2) * batch over
  * that time, and the run's figures the mean over epochs.  The result must
- * agree to 1e-9.  The older figure (compute over wait + compute of every
- * step) stays as au_steps.  Counts agree: one batch wait per step, one read
+ * agree to 1e-9.  The barrier holds: no accelerator asks for the batch of
+ * step i + 1 before every accelerator has done computing step i.  The older
+ * figure (compute over wait + compute of every step) stays as au_steps.  Counts agree: one batch wait per step, one read
  * time per sample, a checkpoint every N steps, none left behind.
  */
 #include <dirent.h>
@@ -119,6 +120,14 @@ static void test_dlio_formula(const char *dir)
         tp_sum += tp;
         aus[e] = au;
     }
+    for (uint32_t e = 0; e < EPOCHS; e++)
+        for (uint64_t i = 1; i < 8; i++)
+            for (uint32_t k = 0; k < K; k++)
+                for (uint32_t j = 0; j < K; j++)
+                    CHECK(rec.t[e][k][i][0] >= rec.t[e][j][i - 1][2],
+                          "barrier: epoch %u accelerator %u asked for step %llu before "
+                          "accelerator %u finished step %llu", e, k, (unsigned long long)i, j,
+                          (unsigned long long)(i - 1));
     double mean = au_sum / EPOCHS;
     double sd = sqrt(((aus[0] - mean) * (aus[0] - mean) + (aus[1] - mean) * (aus[1] - mean)) / 2);
     CHECK(fabs(res.au - mean) < 1e-9, "run au %.12f, mean of epochs %.12f", res.au, mean);
