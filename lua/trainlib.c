@@ -295,7 +295,7 @@ static const char *const train_fields[] = {
     "dir", "files", "samples_per_file", "sample_size", "file_format", "batch_size",
     "read_threads", "epochs", "shuffle", "seed", "compute_time", "prefetch",
     "accelerators", "checkpoint", "direct", "progress", "loader", "barrier",
-    "drop_last", "exclude_start_steps", "exclude_end_steps", "total_training_steps", NULL,
+    "drop_last", "preprocess_time", "exclude_start_steps", "exclude_end_steps", "total_training_steps", NULL,
 };
 
 static void get_checkpoint(struct fields *f, struct lb_train_cfg *c)
@@ -340,6 +340,8 @@ static void train_cfg(struct fields *f, struct lb_train_cfg *c)
     c->seed = get_uint(f, "seed", 0, 0);
     get_value(f, "compute_time", &c->compute_ns, top_time_ns, 1,
               "a time (\"50ms\", seconds), {mean=, stddev=} or {dist=\"uniform\", min=, max=}");
+    get_value(f, "preprocess_time", &c->preprocess_ns, top_time_ns, 1,
+              "a time per sample, {mean=, stddev=} or {dist=\"uniform\", min=, max=}");
     c->prefetch = (uint32_t)get_uint(f, "prefetch", c->prefetch, 1);
     c->accelerators = (uint32_t)get_uint(f, "accelerators", c->accelerators, 1);
     c->loader = get_enum(f, "loader", loaders, c->loader, "\"shard\" or \"shared\"");

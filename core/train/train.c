@@ -56,6 +56,7 @@ struct reader {
     struct loader *ld;
     char *buf;                   /* up to READ_CHUNK bytes, 4 KiB aligned */
     uint64_t buflen;
+    struct lb_rng rng;           /* preprocess_time draws */
     struct lb_hist *read;        /* ns per sample */
     _Atomic uint64_t samples;    /* over the run; read by progress */
     uint64_t bytes;
@@ -283,6 +284,35 @@ static int layout(struct train_run *r)
     return r->err;
 }
 
+/* ---- drawn times ---- */
+
+static uint64_t value_draw(const struct lb_train_value *v, struct lb_rng *rng)
+{
+    if (v->dist == LB_TRAIN_UNIFORM)
+        return v->a + lb_rng_next(rng) % (v->b - v->a + 1);
+    if (v->dist != LB_TRAIN_NORMAL || v->b == 0)
+        return v->a;
+    double u1 = (lb_rng_next(rng) >> 11) * 0x1.0p-53 + 0x1.0p-54;
+    double u2 = lb_rng_double(rng);
+    double y = (double)v->a + sqrt(-2 * log(u1)) * cos(2 * M_PI * u2) * (double)v->b;
+    return (uint64_t)fabs(y);           /* DLIO sleeps abs(draw) */
+}
+
+/* Short computes spin, long ones sleep: a sleeping accelerator leaves
+ * the CPU to the readers. */
+static void compute(uint64_t ns)
+{
+    uint64_t end = lb_clock_now() + ns;
+    if (ns >= SPIN_BELOW_NS) {
+        struct timespec ts = {(time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull)};
+        while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
+            ;
+        return;
+    }
+    while (lb_clock_now() < end)
+        ;
+}
+
 /* ---- readers ---- */
 
 /* The sample at position pos of this epoch's order, read by loader ld. */
@@ -371,6 +401,8 @@ static int read_batch(struct reader *rd, uint64_t b)
             return rc;
         }
         bytes += len;
+        if (c->preprocess_ns.a || c->preprocess_ns.b)
+            compute(value_draw(&c->preprocess_ns, &rd->rng));
         if (c->on_sample)
             c->on_sample(c->on_sample_arg, r->epoch, pos, s);
     }
@@ -500,34 +532,6 @@ static void checkpoint(struct train_run *r, struct accel *ac, uint64_t step)
 
 /* ---- accelerators ---- */
 
-static uint64_t compute_draw(struct accel *ac)
-{
-    const struct lb_train_value *v = &ac->run->cfg->compute_ns;
-    if (v->dist == LB_TRAIN_UNIFORM)
-        return v->a + lb_rng_next(&ac->rng) % (v->b - v->a + 1);
-    if (v->dist != LB_TRAIN_NORMAL || v->b == 0)
-        return v->a;
-    double u1 = (lb_rng_next(&ac->rng) >> 11) * 0x1.0p-53 + 0x1.0p-54;
-    double u2 = lb_rng_double(&ac->rng);
-    double y = (double)v->a + sqrt(-2 * log(u1)) * cos(2 * M_PI * u2) * (double)v->b;
-    return (uint64_t)fabs(y);           /* DLIO sleeps abs(draw) */
-}
-
-/* Short computes spin, long ones sleep: a sleeping accelerator leaves
- * the CPU to the readers. */
-static void compute(uint64_t ns)
-{
-    uint64_t end = lb_clock_now() + ns;
-    if (ns >= SPIN_BELOW_NS) {
-        struct timespec ts = {(time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull)};
-        while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
-            ;
-        return;
-    }
-    while (lb_clock_now() < end)
-        ;
-}
-
 /* Takes a batch; 0 when the epoch has none left (or the run stops). */
 static int batch_take(struct train_run *r, struct loader *ld)
 {
@@ -640,7 +644,7 @@ static void *accel_main(void *arg)
         if (!batch_take(r, ac->ld))
             break;
         uint64_t t1 = lb_clock_now();
-        compute(compute_draw(ac));
+        compute(value_draw(&c->compute_ns, &ac->rng));
         uint64_t t2 = lb_clock_now();
         lb_hist_record(ac->wait, t1 - t0);
         ac->wait_ns += t1 - t0;
@@ -796,6 +800,8 @@ const char *lb_train_check(const struct lb_train_cfg *c)
         return "sample_size must be positive (uniform: 0 < min <= max)";
     if (ct->dist == LB_TRAIN_UNIFORM && ct->a > ct->b)
         return "compute_time: uniform needs min <= max";
+    if (c->preprocess_ns.dist == LB_TRAIN_UNIFORM && c->preprocess_ns.a > c->preprocess_ns.b)
+        return "preprocess_time: uniform needs min <= max";
     if (c->files * (unsigned __int128)c->samples_per_file > UINT64_MAX / 2)
         return "too many samples";
     if ((uint64_t)c->read_threads * c->accelerators > 1u << 20)
@@ -848,6 +854,7 @@ static int run_alloc(struct train_run *r)
         rd->run = r;
         rd->ld = &r->ld[i / c->read_threads];
         rd->buflen = r->data.max_sample < READ_CHUNK ? r->data.max_sample : READ_CHUNK;
+        lb_rng_seed(&rd->rng, c->seed * 0xbf58476d1ce4e5b9ull + i + 1);
         if (posix_memalign((void **)&rd->buf, 4096, rd->buflen) ||
             lb_hist_new(&rd->read) < 0)
             return -ENOMEM;

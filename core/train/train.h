@@ -77,7 +77,9 @@ struct lb_train_cfg {
     uint32_t epochs;
     enum lb_train_shuffle shuffle;
     uint64_t seed;
-    struct lb_train_value compute_ns;    /* per step; fixed or normal */
+    struct lb_train_value compute_ns;    /* per step */
+    struct lb_train_value preprocess_ns; /* per sample, in the reader after
+                                            its read (DLIO's preprocess_time) */
     uint32_t prefetch;           /* ready batches queued at most per loader */
     uint32_t accelerators;       /* >= 1 */
     enum lb_train_loader loader; /* shard (DLIO, default) or shared */

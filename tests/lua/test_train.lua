@@ -76,6 +76,11 @@ local ok, err = pcall(function()
                       batch_size = 3, shuffle = "none", loader = "shared", barrier = false,
                       compute_time = {dist = "uniform", min = 0, max = "1ms"}}
   check(r4.samples == 9 and r4.steps == 3, "drop_last drops the partial batch")
+  -- preprocess_time: each of the 8 samples of an epoch holds its one reader 5 ms
+  local r5 = lb.train{dir = dir, files = 8, sample_size = "1k", batch_size = 2, read_threads = 1,
+                      compute_time = 0, preprocess_time = "5ms"}
+  check(r5.samples == 8 and r5.epochs[1].time_s >= 0.040,
+        "preprocess_time: epoch of " .. tostring(r5.epochs[1].time_s) .. " s")
   check(r3.bytes >= 10 * 1024 and r3.bytes <= 10 * 8192, "uniform sizes")
   check(file_size(dir .. "/img_000009.dat") ~= nil, "img files")
   check(lb.train_remove{dir = dir, files = 10} == 10, "train_remove one per file")
@@ -96,6 +101,7 @@ local ok, err = pcall(function()
   bad({sample_size = "4q"}, "field 'sample_size'")
   bad({compute_time = {dist = "gamma", shape = 1}}, "field 'compute_time'")
   bad({loader = "pool"}, "field 'loader'")
+  bad({preprocess_time = "5q"}, "field 'preprocess_time'")
   bad({barrier = 1}, "field 'barrier'")
   bad({files = 2, batch_size = 4}, "an epoch has no step")
   bad({files = 8, total_training_steps = 9}, "total_training_steps")
