@@ -155,7 +155,9 @@ end
 
 local ok, err = pcall(function()
   if v.find_max then
-    local k, r = find_max(s, au_min, v.max_accelerators)
+    -- each accelerator needs a whole batch of its shard: no more than N / batch
+    local most = v.files * v.samples_per_file // v.batch_size
+    local k, r = find_max(s, au_min, math.max(1, math.min(v.max_accelerators, most)))
     if k == 0 then
       print(string.format("no accelerator kept at AU >= %.0f%%: %.1f%% with one", au_min * 100, r.au * 100))
     else
