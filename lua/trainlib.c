@@ -294,7 +294,8 @@ static int train_guard_gc(lua_State *L)
 static const char *const train_fields[] = {
     "dir", "files", "samples_per_file", "sample_size", "file_format", "batch_size",
     "read_threads", "epochs", "shuffle", "seed", "compute_time", "prefetch",
-    "accelerators", "checkpoint", "direct", "progress", NULL,
+    "accelerators", "checkpoint", "direct", "progress", "loader", "barrier",
+    "drop_last", "preprocess_time", "exclude_start_steps", "exclude_end_steps", "total_training_steps", NULL,
 };
 
 static void get_checkpoint(struct fields *f, struct lb_train_cfg *c)
@@ -317,6 +318,7 @@ static void train_cfg(struct fields *f, struct lb_train_cfg *c)
 {
     static const char *const formats[] = {"one-sample-per-file", "packed", NULL};
     static const char *const shuffles[] = {"none", "file", "sample", NULL};
+    static const char *const loaders[] = {"shard", "shared", NULL};
     check_known(f, train_fields);
     lb_train_cfg_init(c);
     if (!field(f, "dir") || lua_type(f->L, -1) != LUA_TSTRING)
@@ -336,10 +338,19 @@ static void train_cfg(struct fields *f, struct lb_train_cfg *c)
     c->shuffle = get_enum(f, "shuffle", shuffles, c->shuffle,
                           "\"none\", \"file\" or \"sample\"");
     c->seed = get_uint(f, "seed", 0, 0);
-    get_value(f, "compute_time", &c->compute_ns, top_time_ns, 0,
-              "a time (\"50ms\", seconds) or {mean=, stddev=}");
+    get_value(f, "compute_time", &c->compute_ns, top_time_ns, 1,
+              "a time (\"50ms\", seconds), {mean=, stddev=} or {dist=\"uniform\", min=, max=}");
+    get_value(f, "preprocess_time", &c->preprocess_ns, top_time_ns, 1,
+              "a time per sample, {mean=, stddev=} or {dist=\"uniform\", min=, max=}");
     c->prefetch = (uint32_t)get_uint(f, "prefetch", c->prefetch, 1);
     c->accelerators = (uint32_t)get_uint(f, "accelerators", c->accelerators, 1);
+    c->loader = get_enum(f, "loader", loaders, c->loader, "\"shard\" or \"shared\"");
+    c->barrier = get_bool(f, "barrier", c->barrier);
+    c->drop_last = get_bool(f, "drop_last", c->drop_last);
+    c->exclude_start_steps = (uint32_t)get_uint(f, "exclude_start_steps",
+                                                c->exclude_start_steps, 0);
+    c->exclude_end_steps = (uint32_t)get_uint(f, "exclude_end_steps", 0, 0);
+    c->total_training_steps = get_uint(f, "total_training_steps", 0, 0);
     get_checkpoint(f, c);
     c->direct = get_bool(f, "direct", 0);
     c->readonly = lb_host.readonly;
@@ -351,9 +362,11 @@ static void push_epochs(lua_State *L, const struct lb_train_result *r)
 {
     lua_createtable(L, (int)r->nepochs, 0);
     for (uint32_t e = 0; e < r->nepochs; e++) {
-        lua_createtable(L, 0, 2);
+        lua_createtable(L, 0, 4);
         lb_set_num(L, "time_s", r->epochs[e].time_ns / 1e9);
         lb_set_int(L, "samples", r->epochs[e].samples);
+        lb_set_num(L, "au", r->epochs[e].au);
+        lb_set_num(L, "dlio_samples_per_s", r->epochs[e].dlio_samples_per_s);
         lua_rawseti(L, -2, (lua_Integer)e + 1);
     }
     lua_setfield(L, -2, "epochs");
@@ -377,12 +390,16 @@ static void push_train_cpu(lua_State *L, const struct lb_train_result *r)
 
 static void push_train(lua_State *L, const struct lb_train_result *r)
 {
-    lua_createtable(L, 0, 24);
+    lua_createtable(L, 0, 28);
     lb_set_int(L, "samples", r->samples);
     lb_set_num(L, "samples_per_s", r->samples_per_s);
     lb_set_int(L, "bytes", r->bytes);
     lb_set_num(L, "bw_bytes", r->bw_bytes);
     lb_set_num(L, "au", r->au);
+    lb_set_num(L, "au_stdev", r->au_stdev);
+    lb_set_num(L, "au_steps", r->au_steps);
+    lb_set_num(L, "dlio_samples_per_s", r->dlio_samples_per_s);
+    lb_set_num(L, "dlio_mb_per_s", r->dlio_mib_per_s);
     lb_set_int(L, "steps", r->steps);
     lb_set_num(L, "time_s", r->time_ns / 1e9);
     lb_set_num(L, "compute_s", r->compute_ns / 1e9);

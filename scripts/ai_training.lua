@@ -2,8 +2,10 @@
 -- dataset of files (laid out when missing), reader threads that fetch
 -- shuffled samples into batches, and K emulated accelerators that each
 -- take a batch per step and compute for compute_time.  Prints samples/s,
--- MB/s, accelerator utilisation (AU: compute time over step time), the
--- time of each epoch, and the batch wait and sample read percentiles.
+-- MB/s, accelerator utilisation (AU, as DLIO computes it: the first step of
+-- each epoch excluded, mean over accelerators and epochs) against au_min,
+-- the time and AU of each epoch, and the batch wait and sample read
+-- percentiles.
 -- find_max=1 raises K until AU falls below au_min (0.9) and reports the
 -- most accelerators the storage keeps busy.
 --
@@ -31,7 +33,10 @@ local v = script.params({
   {"seed", type = "int", default = 1, help = "seed of the shuffles"},
   {"compute_time", default = "5ms", help = "time an accelerator computes per batch"},
   {"compute_stddev", default = "0", help = "standard deviation of the compute time (0: fixed)"},
-  {"prefetch", type = "int", default = 4, help = "ready batches queued at most"},
+  {"prefetch", type = "int", default = 4, help = "ready batches queued at most, per accelerator"},
+  {"loader", default = "shard", help = "shard (DLIO: each accelerator its own readers and " ..
+   "contiguous shard) or shared (one pool of readers for all)"},
+  {"drop_last", type = "bool", default = true, help = "0: read the last partial batch too"},
   {"accelerators", type = "int", default = 1, help = "emulated accelerators"},
   {"checkpoint_steps", type = "int", default = 0,
    help = "write a checkpoint every N steps (0: never)"},
@@ -58,7 +63,8 @@ local function spec_of(v)
              batch_size = v.batch_size, read_threads = v.read_threads,
              epochs = v.epochs, shuffle = v.shuffle, seed = v.seed,
              compute_time = stddev_or(v.compute_time, v.compute_stddev),
-             prefetch = v.prefetch, accelerators = v.accelerators, direct = v.direct}
+             prefetch = v.prefetch, accelerators = v.accelerators, direct = v.direct,
+             loader = v.loader, drop_last = v.drop_last}
   if v.sample_stddev ~= "0" then
     s.sample_size = {dist = "normal", mean = v.sample_size, stddev = v.sample_stddev}
   end
@@ -77,15 +83,19 @@ local function pct(l, p)
   return report.fmt_ns(l.percentile and l.percentile[p] or 0)
 end
 
-local function print_result(r, s)
+local function print_result(r, s, au_min)
   print(string.format("accelerators %d, read_threads %d, batch %d, compute %s",
                       s.accelerators, s.read_threads, s.batch_size,
                       type(s.compute_time) == "table" and
                         (s.compute_time.mean .. " +- " .. s.compute_time.stddev) or s.compute_time))
-  print(string.format("  samples/s %s   %s   AU %.1f%%", report.fmt_iops(r.samples_per_s),
-                      report.fmt_bw(r.bw_bytes, "MB/s"), r.au * 100))
+  print(string.format("  samples/s %s   %s   AU %.2f%% (stdev %.2f)", report.fmt_iops(r.samples_per_s),
+                      report.fmt_bw(r.bw_bytes, "MB/s"), r.au * 100, r.au_stdev * 100))
+  print(string.format("  DLIO's figures: %.2f samples/s, %.2f MB/s (2^20 bytes, mean sample size), " ..
+                      "train_au_meet_expectation: %s (AU >= %.0f%%)", r.dlio_samples_per_s,
+                      r.dlio_mb_per_s, r.au >= au_min and "success" or "fail", au_min * 100))
   for i, e in ipairs(r.epochs) do
-    print(string.format("  epoch %d: %s, %d samples", i, report.fmt_s(e.time_s), e.samples))
+    print(string.format("  epoch %d: %s, %d samples, AU %.2f%%", i, report.fmt_s(e.time_s),
+                        e.samples, e.au * 100))
   end
   print(string.format("  batch wait  p50 %s  p99 %s", pct(r.batch_wait_ns, 50), pct(r.batch_wait_ns, 99)))
   print(string.format("  sample read p50 %s  p99 %s", pct(r.sample_read_ns, 50), pct(r.sample_read_ns, 99)))
@@ -145,7 +155,9 @@ end
 
 local ok, err = pcall(function()
   if v.find_max then
-    local k, r = find_max(s, au_min, v.max_accelerators)
+    -- each accelerator needs a whole batch of its shard: no more than N / batch
+    local most = v.files * v.samples_per_file // v.batch_size
+    local k, r = find_max(s, au_min, math.max(1, math.min(v.max_accelerators, most)))
     if k == 0 then
       print(string.format("no accelerator kept at AU >= %.0f%%: %.1f%% with one", au_min * 100, r.au * 100))
     else
@@ -160,7 +172,7 @@ local ok, err = pcall(function()
                       v.sample_size, tmpname and "a temporary directory" or s.dir,
                       r.layout.files > 0 and string.format(", %d files laid out in %s",
                         r.layout.files, report.fmt_s(r.layout.time_s)) or ""))
-  print_result(r, s)
+  print_result(r, s, au_min)
 end)
 if tmpname then
   s.progress = nil

@@ -1,15 +1,16 @@
 /*
- * Training emulation: reader threads, the queue of ready batches, the
- * emulated accelerators and checkpoints (see train.h; the dataset itself
- * is train_data.c).
+ * Training emulation: loaders (reader threads and their queue of ready
+ * batches), the emulated accelerators with DLIO's accounting, the barrier
+ * and checkpoints (see train.h; the dataset itself is train_data.c).
  *
- * Each epoch starts read_threads readers and K accelerators and ends when
- * every batch has been consumed.  Readers take batch numbers from an
- * atomic counter and read the batch's samples with pread on descriptors
- * kept open (packed files) or open/pread/close (a file per sample); the
- * only lock is taken once per batch, to queue it.  Accelerators take a
- * batch from the queue, record the wait, and compute (sleep) for
- * compute_time.  The calling thread waits and reports progress.
+ * Each epoch starts the readers of every loader and K accelerators and
+ * ends when every accelerator has taken its steps.  Readers take batch
+ * numbers from their loader's atomic counter and read the batch's samples
+ * with pread on descriptors kept open (packed files) or open/pread/close
+ * (a file per sample); the only lock is the loader's, taken once per
+ * batch to queue it.  Accelerators take a batch from their loader, compute
+ * (sleep or spin) for compute_time, meet at the barrier, and keep DLIO's
+ * per-block sums.  The calling thread waits and reports progress.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -35,9 +36,27 @@
 #define LAYOUT_BUF (1u << 20)
 #define CKPT_BUF (1u << 20)
 
+#define READ_CHUNK (16u << 20)      /* larger samples: several preads */
+
+struct loader {                  /* one accelerator's input pipeline, or
+                                    the shared one */
+    struct train_run *run;
+    uint64_t lo, n;              /* positions lo .. lo + n - 1 of the order */
+    uint64_t nbatches;           /* read per epoch */
+    struct lb_perm perm;         /* shuffle=sample: the order inside */
+    _Atomic uint64_t next;       /* next batch to read */
+    pthread_mutex_t mu;          /* ready, readers_left */
+    pthread_cond_t ready_cv, room_cv;
+    uint64_t ready;              /* batches read and not yet taken */
+    unsigned readers_left;       /* readers still reading this epoch */
+};
+
 struct reader {
     struct train_run *run;
-    char *buf;                   /* max_sample bytes, 4 KiB aligned */
+    struct loader *ld;
+    char *buf;                   /* up to READ_CHUNK bytes, 4 KiB aligned */
+    uint64_t buflen;
+    struct lb_rng rng;           /* preprocess_time draws */
     struct lb_hist *read;        /* ns per sample */
     _Atomic uint64_t samples;    /* over the run; read by progress */
     uint64_t bytes;
@@ -45,37 +64,59 @@ struct reader {
     char path[PATH_MAX];
 };
 
+struct block {                   /* DLIO's block: steps between checkpoints */
+    uint64_t start_ns, steps;
+    uint64_t compute_in;         /* compute of the steps counted */
+    uint64_t proc_out;           /* load + compute of the steps excluded */
+};
+
 struct accel {
     struct train_run *run;
+    struct loader *ld;
+    uint32_t k;
     struct lb_rng rng;
     struct lb_hist *wait;        /* ns waited per step */
     uint64_t compute_ns, wait_ns, steps, end_ns;
+    uint64_t ep_step;            /* steps taken this epoch */
+    struct block blk;
+    uint64_t *tail;              /* (proc, compute) of the last steps, ring
+                                    of exclude_end_steps pairs */
+    uint64_t ntail;              /* pairs pushed this block */
+    double au_w, tp_w;           /* this epoch: sum over blocks of au x
+                                    steps and throughput x steps */
+    uint64_t ep_steps;
+    uint64_t ckpt_last;          /* shard loader: step of its part on disk */
 };
 
 struct train_run {
     const struct lb_train_cfg *cfg;
     struct lb_train_result *res;
     struct lb_dataset data;
-    uint64_t nbatches;           /* per epoch */
     uint32_t epoch;
-    struct lb_perm perm;         /* this epoch's order of samples or files */
-    _Atomic uint64_t next;       /* next batch (or file, in layout) to take */
+    uint32_t nloaders;
+    struct loader *ld;
+    struct lb_perm fperm;        /* shuffle=file: this epoch's file order */
+    _Atomic uint64_t next;       /* layout: next file to take */
     _Atomic uint64_t laid_out;   /* layout: files checked */
     _Atomic uint64_t steps;      /* over all accelerators, the run */
     _Atomic int stop;
-    pthread_mutex_t mu;          /* the queue and the thread count */
-    pthread_cond_t ready_cv, room_cv, done_cv;
-    uint64_t ready;              /* batches read and not yet taken */
-    unsigned readers_left;       /* readers still reading this epoch */
+    pthread_mutex_t mu;          /* the thread count, the first failure */
+    pthread_cond_t done_cv;
     unsigned running;            /* threads not yet finished */
     pthread_t *th;
     unsigned nth;
     int err;                     /* first failure, -errno */
     struct reader *rd;
+    uint32_t nreaders;
     struct accel *ac;
-    pthread_mutex_t ckpt_mu;     /* one checkpoint at a time */
+    pthread_mutex_t bar_mu;      /* the barrier after each step */
+    pthread_cond_t bar_cv;
+    unsigned bar_members, bar_arrived;
+    uint64_t bar_gen;
+    double *ep_au, *ep_tp;       /* this epoch, per accelerator */
+    pthread_mutex_t ckpt_mu;     /* shared loader: one checkpoint at a time */
     char *ckpt_buf;
-    uint64_t ckpt_last;          /* step of the checkpoint on disk, 0: none */
+    uint64_t ckpt_last;          /* shared loader: step on disk, 0: none */
 };
 
 void lb_train_cfg_init(struct lb_train_cfg *c)
@@ -91,17 +132,27 @@ void lb_train_cfg_init(struct lb_train_cfg *c)
     c->shuffle = LB_SHUFFLE_SAMPLE;
     c->prefetch = 2;
     c->accelerators = 1;
+    c->loader = LB_TRAIN_LOADER_SHARD;
+    c->barrier = true;
+    c->drop_last = true;
+    c->exclude_start_steps = 1;
 }
 
 /* ---- failures and stopping ---- */
 
 static void run_stop(struct train_run *r)
 {
-    pthread_mutex_lock(&r->mu);
     atomic_store(&r->stop, 1);
-    pthread_cond_broadcast(&r->ready_cv);
-    pthread_cond_broadcast(&r->room_cv);
-    pthread_mutex_unlock(&r->mu);
+    for (uint32_t i = 0; r->ld && i < r->nloaders; i++) {
+        struct loader *ld = &r->ld[i];
+        pthread_mutex_lock(&ld->mu);
+        pthread_cond_broadcast(&ld->ready_cv);
+        pthread_cond_broadcast(&ld->room_cv);
+        pthread_mutex_unlock(&ld->mu);
+    }
+    pthread_mutex_lock(&r->bar_mu);
+    pthread_cond_broadcast(&r->bar_cv);
+    pthread_mutex_unlock(&r->bar_mu);
 }
 
 /* Keeps the first failure; msg is already formatted, or NULL to format
@@ -233,17 +284,47 @@ static int layout(struct train_run *r)
     return r->err;
 }
 
+/* ---- drawn times ---- */
+
+static uint64_t value_draw(const struct lb_train_value *v, struct lb_rng *rng)
+{
+    if (v->dist == LB_TRAIN_UNIFORM)
+        return v->a + lb_rng_next(rng) % (v->b - v->a + 1);
+    if (v->dist != LB_TRAIN_NORMAL || v->b == 0)
+        return v->a;
+    double u1 = (lb_rng_next(rng) >> 11) * 0x1.0p-53 + 0x1.0p-54;
+    double u2 = lb_rng_double(rng);
+    double y = (double)v->a + sqrt(-2 * log(u1)) * cos(2 * M_PI * u2) * (double)v->b;
+    return (uint64_t)fabs(y);           /* DLIO sleeps abs(draw) */
+}
+
+/* Short computes spin, long ones sleep: a sleeping accelerator leaves
+ * the CPU to the readers. */
+static void compute(uint64_t ns)
+{
+    uint64_t end = lb_clock_now() + ns;
+    if (ns >= SPIN_BELOW_NS) {
+        struct timespec ts = {(time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull)};
+        while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
+            ;
+        return;
+    }
+    while (lb_clock_now() < end)
+        ;
+}
+
 /* ---- readers ---- */
 
-/* The sample at position pos of this epoch's order. */
-static inline uint64_t order_at(const struct train_run *r, uint64_t pos)
+/* The sample at position pos of this epoch's order, read by loader ld. */
+static inline uint64_t order_at(const struct train_run *r, const struct loader *ld,
+                                uint64_t pos)
 {
     uint32_t spf = r->cfg->samples_per_file;
     switch (r->cfg->shuffle) {
     case LB_SHUFFLE_SAMPLE:
-        return lb_perm_at(&r->perm, pos);
+        return ld->lo + lb_perm_at(&ld->perm, pos - ld->lo);
     case LB_SHUFFLE_FILE:
-        return lb_perm_at(&r->perm, pos / spf) * spf + pos % spf;
+        return lb_perm_at(&r->fperm, pos / spf) * spf + pos % spf;
     default:
         return pos;
     }
@@ -264,6 +345,19 @@ static int pread_full(int fd, char *buf, uint64_t len, uint64_t off)
     return 0;
 }
 
+/* The sample's bytes in reads of at most the buffer's length. */
+static int pread_sample(struct reader *rd, int fd, uint64_t len, uint64_t off)
+{
+    int rc = 0;
+    while (rc == 0 && len) {
+        uint64_t n = len < rd->buflen ? len : rd->buflen;
+        rc = pread_full(fd, rd->buf, n, off);
+        len -= n;
+        off += n;
+    }
+    return rc;
+}
+
 /* Reads sample s: pread on the kept descriptor, or open/pread/close. */
 static int read_sample(struct reader *rd, uint64_t s, uint64_t *len)
 {
@@ -271,12 +365,12 @@ static int read_sample(struct reader *rd, uint64_t s, uint64_t *len)
     uint64_t f, off;
     lb_dataset_locate(&r->data, s, &f, &off, len);
     if (r->data.fds)
-        return pread_full(r->data.fds[f], rd->buf, *len, off);
+        return pread_sample(rd, r->data.fds[f], *len, off);
     lb_train_path(r->cfg, f, rd->path, sizeof rd->path);
     int fd = open(rd->path, r->data.oflags);
     if (fd < 0)
         return -errno;
-    int rc = pread_full(fd, rd->buf, *len, off);
+    int rc = pread_sample(rd, fd, *len, off);
     close(fd);
     return rc;
 }
@@ -293,11 +387,12 @@ static int read_batch(struct reader *rd, uint64_t b)
 {
     struct train_run *r = rd->run;
     const struct lb_train_cfg *c = r->cfg;
-    uint64_t lo = b * c->batch_size, hi = lo + c->batch_size;
+    struct loader *ld = rd->ld;
+    uint64_t lo = ld->lo + b * c->batch_size, hi = lo + c->batch_size;
     uint64_t bytes = 0;
-    hi = hi < r->data.nsamples ? hi : r->data.nsamples;
+    hi = hi < ld->lo + ld->n ? hi : ld->lo + ld->n;
     for (uint64_t pos = lo; pos < hi; pos++) {
-        uint64_t s = order_at(r, pos), len;
+        uint64_t s = order_at(r, ld, pos), len;
         uint64_t t0 = lb_clock_now();
         int rc = read_sample(rd, s, &len);
         lb_hist_record(rd->read, lb_clock_now() - t0);
@@ -306,6 +401,8 @@ static int read_batch(struct reader *rd, uint64_t b)
             return rc;
         }
         bytes += len;
+        if (c->preprocess_ns.a || c->preprocess_ns.b)
+            compute(value_draw(&c->preprocess_ns, &rd->rng));
         if (c->on_sample)
             c->on_sample(c->on_sample_arg, r->epoch, pos, s);
     }
@@ -315,30 +412,31 @@ static int read_batch(struct reader *rd, uint64_t b)
 }
 
 /* Puts a batch in the queue; waits while the queue is full. */
-static void batch_ready(struct train_run *r)
+static void batch_ready(struct train_run *r, struct loader *ld)
 {
-    pthread_mutex_lock(&r->mu);
-    while (r->ready >= r->cfg->prefetch && !atomic_load(&r->stop))
-        pthread_cond_wait(&r->room_cv, &r->mu);
-    r->ready++;
-    pthread_cond_signal(&r->ready_cv);
-    pthread_mutex_unlock(&r->mu);
+    pthread_mutex_lock(&ld->mu);
+    while (ld->ready >= r->cfg->prefetch && !atomic_load(&r->stop))
+        pthread_cond_wait(&ld->room_cv, &ld->mu);
+    ld->ready++;
+    pthread_cond_signal(&ld->ready_cv);
+    pthread_mutex_unlock(&ld->mu);
 }
 
 static void *reader_main(void *arg)
 {
     struct reader *rd = arg;
     struct train_run *r = rd->run;
+    struct loader *ld = rd->ld;
     while (!atomic_load_explicit(&r->stop, memory_order_relaxed)) {
-        uint64_t b = atomic_fetch_add(&r->next, 1);
-        if (b >= r->nbatches || read_batch(rd, b) < 0)
+        uint64_t b = atomic_fetch_add(&ld->next, 1);
+        if (b >= ld->nbatches || read_batch(rd, b) < 0)
             break;
-        batch_ready(r);
+        batch_ready(r, ld);
     }
-    pthread_mutex_lock(&r->mu);
-    if (--r->readers_left == 0)
-        pthread_cond_broadcast(&r->ready_cv);   /* nothing more will come */
-    pthread_mutex_unlock(&r->mu);
+    pthread_mutex_lock(&ld->mu);
+    if (--ld->readers_left == 0)
+        pthread_cond_broadcast(&ld->ready_cv);  /* nothing more will come */
+    pthread_mutex_unlock(&ld->mu);
     lb_thread_cpu_add(&rd->cpu.usr_ns, &rd->cpu.sys_ns);
     thread_done(r);
     return NULL;
@@ -347,19 +445,38 @@ static void *reader_main(void *arg)
 static uint64_t samples_done(struct train_run *r)
 {
     uint64_t n = 0;
-    for (uint32_t i = 0; i < r->cfg->read_threads; i++)
+    for (uint32_t i = 0; i < r->nreaders; i++)
         n += atomic_load_explicit(&r->rd[i].samples, memory_order_relaxed);
     return n;
 }
 
 /* ---- checkpoints ---- */
 
-static int ckpt_path(struct train_run *r, uint64_t step, char *buf, size_t len)
+static int shard_mode(const struct lb_train_cfg *c)
 {
-    return lb_tree_path(buf, len, r->cfg->dir, 0, "ckpt_", 8, ".dat", step);
+    return c->loader == LB_TRAIN_LOADER_SHARD;
 }
 
-static int ckpt_write(struct train_run *r, const char *path)
+/* ckpt_STEP.dat, or ckpt_STEP_KKKK.dat for the part of accelerator k. */
+static int ckpt_path(struct train_run *r, uint64_t step, int k, char *buf, size_t len)
+{
+    int n = k < 0 ? snprintf(buf, len, "%s/ckpt_%08llu.dat", r->cfg->dir,
+                             (unsigned long long)step)
+                  : snprintf(buf, len, "%s/ckpt_%08llu_%04d.dat", r->cfg->dir,
+                             (unsigned long long)step, k);
+    return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : n;
+}
+
+/* Bytes accelerator k writes per checkpoint (shared loader: the whole). */
+static uint64_t ckpt_part(const struct lb_train_cfg *c, uint32_t k)
+{
+    if (!shard_mode(c))
+        return c->checkpoint_size;
+    uint64_t part = c->checkpoint_size / c->accelerators;
+    return k + 1 == c->accelerators ? c->checkpoint_size - part * k : part;
+}
+
+static int ckpt_write(struct train_run *r, const char *path, uint64_t size)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0 && errno == EEXIST && lb_file_unlink_ours(path) == 0)
@@ -367,8 +484,8 @@ static int ckpt_write(struct train_run *r, const char *path)
     if (fd < 0)
         return -errno;
     int rc = lb_file_mark(fd, path);
-    for (uint64_t done = 0; rc == 0 && done < r->cfg->checkpoint_size;) {
-        uint64_t n = r->cfg->checkpoint_size - done;
+    for (uint64_t done = 0; rc == 0 && done < size;) {
+        uint64_t n = size - done;
         ssize_t w = write(fd, r->ckpt_buf, n < CKPT_BUF ? n : CKPT_BUF);
         if (w < 0 && errno == EINTR)
             continue;
@@ -382,67 +499,138 @@ static int ckpt_write(struct train_run *r, const char *path)
     return rc;
 }
 
-/* Writes the checkpoint of step `step` and drops the previous one. */
+/* Writes the checkpoint (part) of step `step` and drops the previous one. */
 static void checkpoint(struct train_run *r, struct accel *ac, uint64_t step)
 {
     char path[PATH_MAX], old[PATH_MAX];
-    pthread_mutex_lock(&r->ckpt_mu);
-    ckpt_path(r, step, path, sizeof path);
+    int shard = shard_mode(r->cfg), k = shard ? (int)ac->k : -1;
+    uint64_t *last = shard ? &ac->ckpt_last : &r->ckpt_last;
+    if (!shard)
+        pthread_mutex_lock(&r->ckpt_mu);
+    int rc = ckpt_path(r, step, k, path, sizeof path);
     uint64_t t0 = lb_clock_now();
-    int rc = ckpt_write(r, path);
+    if (rc >= 0)
+        rc = ckpt_write(r, path, ckpt_part(r->cfg, ac->k));
     uint64_t t1 = lb_clock_now();
     if (rc < 0) {
         run_fail(r, rc, NULL, "checkpoint", path);
     } else {
+        if (shard)
+            pthread_mutex_lock(&r->ckpt_mu);    /* the shared loader holds it */
         lb_hist_record(r->res->checkpoint, t1 - t0);
-        if (r->ckpt_last && ckpt_path(r, r->ckpt_last, old, sizeof old) >= 0)
+        if (!shard || ac->k == 0)
+            r->res->checkpoints++;
+        if (shard)
+            pthread_mutex_unlock(&r->ckpt_mu);
+        if (*last && ckpt_path(r, *last, k, old, sizeof old) >= 0)
             unlink(old);
-        r->ckpt_last = step;
+        *last = step;
     }
-    pthread_mutex_unlock(&r->ckpt_mu);
+    if (!shard)
+        pthread_mutex_unlock(&r->ckpt_mu);
 }
 
 /* ---- accelerators ---- */
 
-static uint64_t compute_draw(struct accel *ac)
+/* Takes a batch; 0 when the epoch has none left (or the run stops). */
+static int batch_take(struct train_run *r, struct loader *ld)
 {
-    const struct lb_train_value *v = &ac->run->cfg->compute_ns;
-    if (v->dist != LB_TRAIN_NORMAL || v->b == 0)
-        return v->a;
-    double u1 = (lb_rng_next(&ac->rng) >> 11) * 0x1.0p-53 + 0x1.0p-54;
-    double u2 = lb_rng_double(&ac->rng);
-    double y = (double)v->a + sqrt(-2 * log(u1)) * cos(2 * M_PI * u2) * (double)v->b;
-    return y > 0 ? (uint64_t)y : 0;
+    pthread_mutex_lock(&ld->mu);
+    while (ld->ready == 0 && ld->readers_left && !atomic_load(&r->stop))
+        pthread_cond_wait(&ld->ready_cv, &ld->mu);
+    int got = ld->ready > 0 && !atomic_load(&r->stop);
+    if (got) {
+        ld->ready--;
+        pthread_cond_signal(&ld->room_cv);
+    }
+    pthread_mutex_unlock(&ld->mu);
+    return got;
 }
 
-/* Short computes spin, long ones sleep: a sleeping accelerator leaves
- * the CPU to the readers. */
-static void compute(uint64_t ns)
+/* The barrier after each step: the last of the members to arrive opens
+ * it.  An accelerator out of steps leaves, so the others do not wait for
+ * it; the barrier opens on stop too. */
+static void barrier_open(struct train_run *r)
 {
-    uint64_t end = lb_clock_now() + ns;
-    if (ns >= SPIN_BELOW_NS) {
-        struct timespec ts = {(time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull)};
-        while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
-            ;
+    r->bar_arrived = 0;
+    r->bar_gen++;
+    pthread_cond_broadcast(&r->bar_cv);
+}
+
+static void barrier_wait(struct train_run *r)
+{
+    pthread_mutex_lock(&r->bar_mu);
+    uint64_t gen = r->bar_gen;
+    if (++r->bar_arrived >= r->bar_members)
+        barrier_open(r);
+    while (gen == r->bar_gen && !atomic_load(&r->stop))
+        pthread_cond_wait(&r->bar_cv, &r->bar_mu);
+    pthread_mutex_unlock(&r->bar_mu);
+}
+
+static void barrier_leave(struct train_run *r)
+{
+    pthread_mutex_lock(&r->bar_mu);
+    r->bar_members--;
+    if (r->bar_arrived && r->bar_arrived >= r->bar_members)
+        barrier_open(r);
+    pthread_mutex_unlock(&r->bar_mu);
+}
+
+static void block_open(struct accel *ac, uint64_t now)
+{
+    memset(&ac->blk, 0, sizeof ac->blk);
+    ac->blk.start_ns = now;
+    ac->ntail = 0;
+}
+
+/* A step of the block: DLIO's proc (load + compute) and compute.  The
+ * first exclude_start_steps are out; the others are in until they turn
+ * out to be among the last exclude_end_steps of the epoch. */
+static void block_step(struct accel *ac, uint64_t proc, uint64_t comp)
+{
+    const struct lb_train_cfg *c = ac->run->cfg;
+    uint32_t xe = c->exclude_end_steps;
+    if (ac->blk.steps++ < c->exclude_start_steps) {
+        ac->blk.proc_out += proc;
         return;
     }
-    while (lb_clock_now() < end)
-        ;
+    ac->blk.compute_in += comp;
+    if (xe) {
+        uint64_t *slot = &ac->tail[2 * (ac->ntail++ % xe)];
+        slot[0] = proc;
+        slot[1] = comp;
+    }
 }
 
-/* Takes a batch; 0 when the epoch has none left (or the run stops). */
-static int batch_take(struct train_run *r)
+/* Ends the block at `now`: DLIO's AU (compute counted over the block's
+ * time less the excluded steps) and throughput ((steps - 2) batches over
+ * the same time), weighted by the block's steps into the epoch's. */
+static void block_close(struct accel *ac, uint64_t now, int epoch_end)
 {
-    pthread_mutex_lock(&r->mu);
-    while (r->ready == 0 && r->readers_left && !atomic_load(&r->stop))
-        pthread_cond_wait(&r->ready_cv, &r->mu);
-    int got = r->ready > 0 && !atomic_load(&r->stop);
-    if (got) {
-        r->ready--;
-        pthread_cond_signal(&r->room_cv);
+    const struct lb_train_cfg *c = ac->run->cfg;
+    struct block *b = &ac->blk;
+    uint64_t xe = c->exclude_end_steps, n = ac->ntail < xe ? ac->ntail : xe;
+    for (uint64_t i = 0; epoch_end && i < n; i++) {
+        b->proc_out += ac->tail[2 * i];
+        b->compute_in -= ac->tail[2 * i + 1];
     }
-    pthread_mutex_unlock(&r->mu);
-    return got;
+    double t = ((double)(now - b->start_ns) - (double)b->proc_out) / 1e9;
+    double au = b->compute_in && t > 0 ? b->compute_in / 1e9 / t : 0;
+    double tp = b->steps > 2 && t > 0 ? (double)(b->steps - 2) * c->batch_size / t : 0;
+    ac->au_w += au * (double)b->steps;
+    ac->tp_w += tp * (double)b->steps;
+    ac->ep_steps += b->steps;
+}
+
+/* Checkpoint due after this step of the accelerator (shared loader: of
+ * all accelerators together)? */
+static int ckpt_due(struct train_run *r, struct accel *ac, uint64_t *step)
+{
+    const struct lb_train_cfg *c = r->cfg;
+    uint64_t all = atomic_fetch_add(&r->steps, 1) + 1;
+    *step = shard_mode(c) ? ac->steps : all;
+    return c->checkpoint_steps && *step % c->checkpoint_steps == 0;
 }
 
 static void *accel_main(void *arg)
@@ -452,20 +640,37 @@ static void *accel_main(void *arg)
     const struct lb_train_cfg *c = r->cfg;
     prctl(PR_SET_TIMERSLACK, 1UL);      /* sleep close to compute_time */
     for (;;) {
-        uint64_t t0 = lb_clock_now();
-        if (!batch_take(r))
+        uint64_t t0 = lb_clock_now(), step;
+        if (!batch_take(r, ac->ld))
             break;
         uint64_t t1 = lb_clock_now();
-        compute(compute_draw(ac));
+        compute(value_draw(&c->compute_ns, &ac->rng));
         uint64_t t2 = lb_clock_now();
         lb_hist_record(ac->wait, t1 - t0);
         ac->wait_ns += t1 - t0;
         ac->compute_ns += t2 - t1;
         ac->steps++;
-        ac->end_ns = t2;
-        uint64_t step = atomic_fetch_add(&r->steps, 1) + 1;
-        if (c->checkpoint_steps && step % c->checkpoint_steps == 0)
+        block_step(ac, t2 - t0, t2 - t1);
+        if (c->barrier)
+            barrier_wait(r);
+        ac->end_ns = lb_clock_now();
+        if (c->on_step) {
+            const uint64_t t[4] = {t0, t1, t2, ac->end_ns};
+            c->on_step(c->on_step_arg, ac->k, r->epoch, ac->ep_step, t);
+        }
+        ac->ep_step++;
+        if (ckpt_due(r, ac, &step)) {
+            block_close(ac, ac->end_ns, 0);
             checkpoint(r, ac, step);
+            block_open(ac, lb_clock_now());
+        }
+    }
+    if (c->barrier)
+        barrier_leave(r);
+    if (!atomic_load(&r->stop)) {
+        block_close(ac, ac->end_ns > ac->blk.start_ns ? ac->end_ns : ac->blk.start_ns, 1);
+        r->ep_au[ac->k] = ac->ep_steps ? ac->au_w / (double)ac->ep_steps : 0;
+        r->ep_tp[ac->k] = ac->ep_steps ? ac->tp_w / (double)ac->ep_steps : 0;
     }
     thread_done(r);
     return NULL;
@@ -473,16 +678,79 @@ static void *accel_main(void *arg)
 
 /* ---- epochs ---- */
 
+static uint64_t nsamples(const struct train_run *r)
+{
+    return r->data.nsamples;
+}
+
+uint64_t lb_train_steps(const struct lb_train_cfg *c, uint32_t k)
+{
+    uint64_t n = c->files * c->samples_per_file, bs = c->batch_size, K = c->accelerators;
+    uint64_t steps, cap = c->total_training_steps;
+    if (!shard_mode(c)) {
+        steps = c->drop_last ? n / bs : (n + bs - 1) / bs;
+        return cap && cap * K < steps ? cap * K : steps;
+    }
+    uint64_t per = (n + K - 1) / K, lo = per * k;
+    uint64_t len = lo >= n ? 0 : n - lo < per ? n - lo : per;
+    if (c->drop_last) {
+        uint64_t most = n / bs / K;     /* DLIO's steps per epoch */
+        steps = len / bs < most ? len / bs : most;
+    } else {
+        steps = (len + bs - 1) / bs;
+    }
+    return cap && cap < steps ? cap : steps;
+}
+
+static void loader_begin(struct train_run *r, struct loader *ld, uint32_t k, uint64_t key)
+{
+    const struct lb_train_cfg *c = r->cfg;
+    uint64_t n = nsamples(r);
+    if (shard_mode(c)) {
+        uint64_t per = (n + c->accelerators - 1) / c->accelerators;
+        ld->lo = per * k < n ? per * k : n;
+        ld->n = n - ld->lo < per ? n - ld->lo : per;
+    } else {
+        ld->lo = 0;
+        ld->n = n;
+    }
+    ld->nbatches = lb_train_steps(c, k);
+    lb_perm_init(&ld->perm, ld->n, key);
+    atomic_store(&ld->next, 0);
+    ld->ready = 0;
+    ld->readers_left = c->read_threads;
+}
+
 static void epoch_begin(struct train_run *r, uint32_t e)
 {
     const struct lb_train_cfg *c = r->cfg;
-    uint64_t key = c->seed + e;
-    uint64_t n = c->shuffle == LB_SHUFFLE_FILE ? c->files : r->data.nsamples;
+    uint64_t key = c->seed + e, k1 = lb_rng_splitmix64(&key);
     r->epoch = e;
-    lb_perm_init(&r->perm, n, lb_rng_splitmix64(&key));
-    atomic_store(&r->next, 0);
-    r->ready = 0;
-    r->readers_left = c->read_threads;
+    lb_perm_init(&r->fperm, c->files, k1);
+    for (uint32_t i = 0; i < r->nloaders; i++)
+        loader_begin(r, &r->ld[i], i, k1);
+    r->bar_members = c->accelerators;
+    r->bar_arrived = 0;
+    for (uint32_t i = 0; i < c->accelerators; i++) {
+        struct accel *ac = &r->ac[i];
+        ac->au_w = ac->tp_w = 0;
+        ac->ep_steps = ac->ep_step = 0;
+        r->ep_au[i] = r->ep_tp[i] = 0;
+    }
+}
+
+/* The epoch's DLIO figures: AU the mean over accelerators (those without
+ * a step count as 0, as DLIO's mean over ranks does), throughput the sum. */
+static void epoch_end(struct train_run *r, struct lb_train_epoch *ep)
+{
+    const struct lb_train_cfg *c = r->cfg;
+    double au = 0, tp = 0;
+    for (uint32_t i = 0; i < c->accelerators; i++) {
+        au += r->ep_au[i];
+        tp += r->ep_tp[i];
+    }
+    ep->au = au / c->accelerators;
+    ep->dlio_samples_per_s = tp;
 }
 
 static int epoch_run(struct train_run *r, uint32_t e)
@@ -490,26 +758,28 @@ static int epoch_run(struct train_run *r, uint32_t e)
     const struct lb_train_cfg *c = r->cfg;
     uint64_t before = samples_done(r);
     epoch_begin(r, e);
-    uint64_t t0 = lb_clock_now(), end = t0;
-    uint32_t started = 0;
-    for (; started < c->read_threads; started++)
-        if (spawn(r, reader_main, &r->rd[started]) < 0)
+    uint64_t t0 = lb_clock_now(), end = t0, total = 0;
+    for (uint32_t i = 0; i < r->nloaders; i++)
+        total += r->ld[i].nbatches * c->batch_size;
+    for (uint32_t i = 0; i < r->nreaders; i++)
+        if (spawn(r, reader_main, &r->rd[i]) < 0)
             break;
-    pthread_mutex_lock(&r->mu);
-    r->readers_left -= c->read_threads - started;   /* those never started */
-    pthread_mutex_unlock(&r->mu);
-    for (uint32_t i = 0; i < c->accelerators && !r->err; i++)
+    for (uint32_t i = 0; i < c->accelerators && !r->err; i++) {
+        block_open(&r->ac[i], t0);
+        r->ac[i].end_ns = t0;
         if (spawn(r, accel_main, &r->ac[i]) < 0)
             break;
-    wait_threads(r, "train", samples_done,
-                 r->data.nsamples * c->epochs);
+    }
+    wait_threads(r, "train", samples_done, total * c->epochs);
     for (uint32_t i = 0; i < c->accelerators; i++)
         end = r->ac[i].end_ns > end ? r->ac[i].end_ns : end;
     if (r->err || atomic_load(&r->stop))
         return r->err;
     struct lb_train_epoch *ep = &r->res->epochs[r->res->nepochs++];
+    ep->start_ns = t0;
     ep->time_ns = end - t0;
     ep->samples = samples_done(r) - before;
+    epoch_end(r, ep);
     return 0;
 }
 
@@ -517,7 +787,7 @@ static int epoch_run(struct train_run *r, uint32_t e)
 
 const char *lb_train_check(const struct lb_train_cfg *c)
 {
-    const struct lb_train_value *sz = &c->sample_size;
+    const struct lb_train_value *sz = &c->sample_size, *ct = &c->compute_ns;
     if (!c->dir || !*c->dir)
         return "dir is missing";
     if (!c->files || !c->samples_per_file || !c->batch_size || !c->read_threads ||
@@ -528,42 +798,74 @@ const char *lb_train_check(const struct lb_train_cfg *c)
         return "one sample per file needs samples_per_file = 1";
     if (sz->dist == LB_TRAIN_UNIFORM ? sz->a == 0 || sz->a > sz->b : sz->a == 0)
         return "sample_size must be positive (uniform: 0 < min <= max)";
+    if (ct->dist == LB_TRAIN_UNIFORM && ct->a > ct->b)
+        return "compute_time: uniform needs min <= max";
+    if (c->preprocess_ns.dist == LB_TRAIN_UNIFORM && c->preprocess_ns.a > c->preprocess_ns.b)
+        return "preprocess_time: uniform needs min <= max";
     if (c->files * (unsigned __int128)c->samples_per_file > UINT64_MAX / 2)
         return "too many samples";
+    if ((uint64_t)c->read_threads * c->accelerators > 1u << 20)
+        return "read_threads x accelerators is above 1048576 threads";
     if (c->checkpoint_steps && !c->checkpoint_size)
         return "checkpoint size must be positive";
     if (c->checkpoint_steps && c->readonly)
         return "checkpoints write, and writing is not allowed (--readonly)";
+    uint64_t most = c->files * c->samples_per_file / c->batch_size / c->accelerators;
+    if (shard_mode(c) && c->total_training_steps > most)
+        return "total_training_steps is above the steps an epoch has "
+               "(samples / batch_size / accelerators)";
+    if (lb_train_steps(c, 0) == 0)
+        return "an epoch has no step: fewer samples than batch_size x accelerators "
+               "(drop_last)";
     return NULL;
 }
 
 static int run_alloc(struct train_run *r)
 {
     const struct lb_train_cfg *c = r->cfg;
-    r->th = calloc(c->read_threads + c->accelerators, sizeof *r->th);
-    r->rd = calloc(c->read_threads, sizeof *r->rd);
-    r->ac = calloc(c->accelerators, sizeof *r->ac);
+    uint32_t K = c->accelerators, xe = c->exclude_end_steps;
+    uint32_t nl = shard_mode(c) ? K : 1;
+    r->ld = calloc(nl, sizeof *r->ld);
+    for (uint32_t i = 0; r->ld && i < nl; i++) {
+        struct loader *ld = &r->ld[i];
+        ld->run = r;
+        pthread_mutex_init(&ld->mu, NULL);
+        pthread_cond_init(&ld->ready_cv, NULL);
+        pthread_cond_init(&ld->room_cv, NULL);
+    }
+    r->nloaders = r->ld ? nl : 0;
+    r->nreaders = nl * c->read_threads;
+    r->th = calloc((size_t)r->nreaders + K, sizeof *r->th);
+    r->rd = calloc(r->nreaders, sizeof *r->rd);
+    r->ac = calloc(K, sizeof *r->ac);
+    r->ep_au = calloc(K, sizeof *r->ep_au);
+    r->ep_tp = calloc(K, sizeof *r->ep_tp);
     r->res->epochs = calloc(c->epochs, sizeof *r->res->epochs);
-    r->res->reader_cpu = calloc(c->read_threads, sizeof *r->res->reader_cpu);
+    r->res->reader_cpu = calloc(r->nreaders, sizeof *r->res->reader_cpu);
     r->ckpt_buf = c->checkpoint_steps ? malloc(CKPT_BUF) : NULL;
-    if (!r->th || !r->rd || !r->ac || !r->res->epochs || !r->res->reader_cpu ||
-        (c->checkpoint_steps && !r->ckpt_buf))
+    if (!r->th || !r->ld || !r->rd || !r->ac || !r->ep_au || !r->ep_tp || !r->res->epochs ||
+        !r->res->reader_cpu || (c->checkpoint_steps && !r->ckpt_buf))
         return -ENOMEM;
     if (r->ckpt_buf)
         memset(r->ckpt_buf, 0x5a, CKPT_BUF);
-    r->res->nreaders = c->read_threads;
-    for (uint32_t i = 0; i < c->read_threads; i++) {
+    r->res->nreaders = r->nreaders;
+    for (uint32_t i = 0; i < r->nreaders; i++) {
         struct reader *rd = &r->rd[i];
         rd->run = r;
-        if (posix_memalign((void **)&rd->buf, 4096, r->data.max_sample) ||
+        rd->ld = &r->ld[i / c->read_threads];
+        rd->buflen = r->data.max_sample < READ_CHUNK ? r->data.max_sample : READ_CHUNK;
+        lb_rng_seed(&rd->rng, c->seed * 0xbf58476d1ce4e5b9ull + i + 1);
+        if (posix_memalign((void **)&rd->buf, 4096, rd->buflen) ||
             lb_hist_new(&rd->read) < 0)
             return -ENOMEM;
     }
-    for (uint32_t i = 0; i < c->accelerators; i++) {
+    for (uint32_t i = 0; i < K; i++) {
         struct accel *ac = &r->ac[i];
         ac->run = r;
+        ac->k = i;
+        ac->ld = &r->ld[shard_mode(c) ? i : 0];
         lb_rng_seed(&ac->rng, c->seed * 0x9e3779b97f4a7c15ull + i + 1);
-        if (lb_hist_new(&ac->wait) < 0)
+        if (lb_hist_new(&ac->wait) < 0 || (xe && !(ac->tail = calloc(2 * (size_t)xe, 8))))
             return -ENOMEM;
     }
     return 0;
@@ -572,24 +874,52 @@ static int run_alloc(struct train_run *r)
 static void run_release(struct train_run *r)
 {
     const struct lb_train_cfg *c = r->cfg;
-    for (uint32_t i = 0; r->rd && i < c->read_threads; i++) {
+    for (uint32_t i = 0; r->rd && i < r->nreaders; i++) {
         free(r->rd[i].buf);
         lb_hist_free(r->rd[i].read);
     }
-    for (uint32_t i = 0; r->ac && i < c->accelerators; i++)
+    for (uint32_t i = 0; r->ac && i < c->accelerators; i++) {
         lb_hist_free(r->ac[i].wait);
+        free(r->ac[i].tail);
+    }
+    for (uint32_t i = 0; r->ld && i < r->nloaders; i++) {
+        pthread_mutex_destroy(&r->ld[i].mu);
+        pthread_cond_destroy(&r->ld[i].ready_cv);
+        pthread_cond_destroy(&r->ld[i].room_cv);
+    }
+    free(r->ld);
     free(r->rd);
     free(r->ac);
     free(r->th);
+    free(r->ep_au);
+    free(r->ep_tp);
     free(r->ckpt_buf);
     lb_dataset_free(&r->data);
+}
+
+/* DLIO's run figures: the mean and population stdev over epochs. */
+static void collect_dlio(const struct lb_train_cfg *c, struct lb_train_result *res)
+{
+    double au = 0, var = 0, tp = 0;
+    uint32_t n = res->nepochs;
+    for (uint32_t e = 0; e < n; e++) {
+        au += res->epochs[e].au;
+        tp += res->epochs[e].dlio_samples_per_s;
+    }
+    au = n ? au / n : 0;
+    for (uint32_t e = 0; e < n; e++)
+        var += (res->epochs[e].au - au) * (res->epochs[e].au - au);
+    res->au = au;
+    res->au_stdev = n ? sqrt(var / n) : 0;
+    res->dlio_samples_per_s = n ? tp / n : 0;
+    res->dlio_mib_per_s = res->dlio_samples_per_s * (double)c->sample_size.a / 1048576.0;
 }
 
 static void collect(struct train_run *r)
 {
     const struct lb_train_cfg *c = r->cfg;
     struct lb_train_result *res = r->res;
-    for (uint32_t i = 0; i < c->read_threads; i++) {
+    for (uint32_t i = 0; i < r->nreaders; i++) {
         struct reader *rd = &r->rd[i];
         res->samples += atomic_load(&rd->samples);
         res->bytes += rd->bytes;
@@ -611,16 +941,20 @@ static void collect(struct train_run *r)
     res->samples_per_s = s > 0 ? res->samples / s : 0;
     res->bw_bytes = s > 0 ? res->bytes / s : 0;
     uint64_t busy = res->compute_ns + res->wait_ns;
-    res->au = busy ? (double)res->compute_ns / busy : 0;
-    res->checkpoints = lb_hist_count(res->checkpoint);
+    res->au_steps = busy ? (double)res->compute_ns / busy : 0;
+    collect_dlio(c, res);
 }
 
 /* The last checkpoint is scratch: removed at the end of the run. */
 static void ckpt_cleanup(struct train_run *r)
 {
     char path[PATH_MAX];
-    if (r->ckpt_last && ckpt_path(r, r->ckpt_last, path, sizeof path) >= 0)
+    if (r->ckpt_last && ckpt_path(r, r->ckpt_last, -1, path, sizeof path) >= 0)
         unlink(path);
+    for (uint32_t i = 0; r->ac && i < r->cfg->accelerators; i++)
+        if (r->ac[i].ckpt_last &&
+            ckpt_path(r, r->ac[i].ckpt_last, (int)i, path, sizeof path) >= 0)
+            unlink(path);
 }
 
 static int result_init(struct lb_train_result *res)
@@ -651,7 +985,6 @@ static int train(struct train_run *r)
         snprintf(r->res->err, sizeof r->res->err, "not enough memory");
         return rc;
     }
-    r->nbatches = (r->data.nsamples + r->cfg->batch_size - 1) / r->cfg->batch_size;
     if ((rc = layout(r)) < 0)
         return rc;
     for (uint32_t e = 0; e < r->cfg->epochs && !atomic_load(&r->stop); e++)
@@ -674,21 +1007,21 @@ int lb_train_run(const struct lb_train_cfg *c, struct lb_train_result *res)
     lb_clock_init();
     pthread_mutex_init(&r.mu, NULL);
     pthread_mutex_init(&r.ckpt_mu, NULL);
+    pthread_mutex_init(&r.bar_mu, NULL);
+    pthread_cond_init(&r.bar_cv, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&r.done_cv, &ca);
     pthread_condattr_destroy(&ca);
-    pthread_cond_init(&r.ready_cv, NULL);
-    pthread_cond_init(&r.room_cv, NULL);
     rc = train(&r);
     if (r.rd)
         collect(&r);
     ckpt_cleanup(&r);
     run_release(&r);
-    pthread_cond_destroy(&r.ready_cv);
-    pthread_cond_destroy(&r.room_cv);
     pthread_cond_destroy(&r.done_cv);
+    pthread_cond_destroy(&r.bar_cv);
+    pthread_mutex_destroy(&r.bar_mu);
     pthread_mutex_destroy(&r.mu);
     pthread_mutex_destroy(&r.ckpt_mu);
     return rc;

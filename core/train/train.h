@@ -6,13 +6,24 @@
  * packed in each) is laid out under dir when missing and reused when
  * present with the right sizes.  Each epoch visits every sample once in an
  * order drawn from the seed (none, files shuffled, or samples shuffled).
- * read_threads reader threads each build whole batches (a shared counter
- * hands out batch numbers, so no lock is taken per sample) and put them in
- * a bounded queue of `prefetch` ready batches.  K emulated accelerators
- * take one batch per step, record how long they waited for it, and
- * "compute" for compute_time.  Accelerator utilisation is total compute
- * time over total step time (wait + compute), as MLPerf Storage defines it.
- * A checkpoint of `size` bytes may be written every N steps.
+ *
+ * By default each of the K emulated accelerators is one DLIO rank: it has
+ * its own loader of read_threads readers and a queue of `prefetch` ready
+ * batches, fed from its own contiguous shard of ceil(N / K) positions of
+ * the epoch's order (shuffle=sample shuffles inside the shard, with a key
+ * that changes every epoch).  The last partial batch is dropped and every
+ * accelerator takes floor(N / batch_size / K) steps at most, as DLIO does;
+ * after each step the accelerators meet at a barrier (DLIO's stand-in for
+ * an allreduce).  loader=shared gives one pool of read_threads readers and
+ * one queue to all accelerators instead.  Readers build whole batches (a
+ * counter hands out batch numbers, so no lock is taken per sample).
+ *
+ * Accelerator utilisation is DLIO's: per accelerator and epoch, compute
+ * time of the steps not excluded over the epoch's wall time less the
+ * excluded steps' load + compute time (the first step by default); the
+ * epoch's AU is the mean over accelerators, the run's the mean over epochs.
+ * Checkpoints (every N steps of each accelerator) end a DLIO "block": their
+ * time is outside the AU, and the step after one is excluded again.
  *
  * Memory does not grow with the dataset: the order of an epoch is a keyed
  * permutation evaluated on the fly, and sample sizes are a function of the
@@ -32,9 +43,11 @@ struct lb_hist;
 enum lb_train_format { LB_TRAIN_ONE_PER_FILE, LB_TRAIN_PACKED };
 enum lb_train_shuffle { LB_SHUFFLE_NONE, LB_SHUFFLE_FILE, LB_SHUFFLE_SAMPLE };
 enum lb_train_dist { LB_TRAIN_FIXED, LB_TRAIN_UNIFORM, LB_TRAIN_NORMAL };
+enum lb_train_loader { LB_TRAIN_LOADER_SHARD, LB_TRAIN_LOADER_SHARED };
 
 /* A value drawn per sample or per step: fixed a; uniform over [a, b];
- * normal of mean a, standard deviation b (clamped at zero). */
+ * normal of mean a, standard deviation b (sizes are clamped at 1, compute
+ * times folded at zero, |x|, as DLIO's sleep does). */
 struct lb_train_value {
     enum lb_train_dist dist;
     uint64_t a, b;
@@ -47,6 +60,12 @@ struct lb_train_value {
 typedef void (*lb_train_sample_fn)(void *arg, uint32_t epoch, uint64_t pos,
                                    uint64_t sample);
 
+/* Test hook: called by accelerator k after each step with the clock
+ * (lb_clock_now) at t[0] asking for the batch, t[1] holding it, t[2] done
+ * computing, t[3] past the barrier; step counts from 0 in each epoch. */
+typedef void (*lb_train_step_fn)(void *arg, uint32_t k, uint32_t epoch, uint64_t step,
+                                 const uint64_t t[4]);
+
 struct lb_train_cfg {
     const char *dir;
     uint64_t files;
@@ -58,22 +77,37 @@ struct lb_train_cfg {
     uint32_t epochs;
     enum lb_train_shuffle shuffle;
     uint64_t seed;
-    struct lb_train_value compute_ns;    /* per step; fixed or normal */
-    uint32_t prefetch;           /* ready batches queued at most, >= 1 */
+    struct lb_train_value compute_ns;    /* per step */
+    struct lb_train_value preprocess_ns; /* per sample, in the reader after
+                                            its read (DLIO's preprocess_time) */
+    uint32_t prefetch;           /* ready batches queued at most per loader */
     uint32_t accelerators;       /* >= 1 */
+    enum lb_train_loader loader; /* shard (DLIO, default) or shared */
+    bool barrier;                /* all accelerators meet after each step */
+    bool drop_last;              /* a last partial batch is not read */
+    uint32_t exclude_start_steps;        /* DLIO's metric_exclude_start_steps */
+    uint32_t exclude_end_steps;          /* DLIO's metric_exclude_end_steps */
+    uint64_t total_training_steps;       /* per accelerator and epoch, 0: all */
     uint64_t checkpoint_steps;   /* 0: no checkpoints */
-    uint64_t checkpoint_size;    /* bytes */
+    uint64_t checkpoint_size;    /* bytes; shard loader: split over the
+                                    accelerators, each writes its part */
     bool direct;                 /* O_DIRECT reads; sizes rounded to 4 KiB */
     bool readonly;               /* lay out nothing, write no checkpoint */
     lb_progress_fn progress;     /* optional: "layout", then "train" */
     void *progress_arg;
     lb_train_sample_fn on_sample;        /* optional test hook */
     void *on_sample_arg;
+    lb_train_step_fn on_step;            /* optional test hook */
+    void *on_step_arg;
 };
 
 struct lb_train_epoch {
+    uint64_t start_ns;           /* lb_clock_now() as the epoch began */
     uint64_t time_ns;
     uint64_t samples;
+    double au;                   /* DLIO's, mean over accelerators, 0..1 */
+    double dlio_samples_per_s;   /* DLIO's: sum over accelerators of
+                                    (steps - 2) * batch / metric time */
 };
 
 struct lb_train_cpu {
@@ -85,7 +119,13 @@ struct lb_train_result {
     uint64_t bytes;
     uint64_t steps;              /* batches consumed */
     uint64_t time_ns;            /* sum of epoch times */
-    double samples_per_s, bw_bytes, au;
+    double samples_per_s, bw_bytes;      /* samples, bytes over time_ns */
+    double au, au_stdev;         /* DLIO's: mean (population stdev) over
+                                    epochs of the epochs' AU, 0..1 */
+    double au_steps;             /* compute over wait + compute, all steps */
+    double dlio_samples_per_s;   /* mean over epochs */
+    double dlio_mib_per_s;       /* DLIO's "MB/s": the above times the mean
+                                    sample size, over 2^20 */
     uint64_t compute_ns;         /* over all accelerators */
     uint64_t wait_ns;            /* over all accelerators */
     uint32_t nepochs;            /* epochs completed */
@@ -93,8 +133,8 @@ struct lb_train_result {
     struct lb_hist *batch_wait;  /* ns an accelerator waited per step */
     struct lb_hist *sample_read; /* ns per sample: pread, or open + pread +
                                     close for one sample per file */
-    uint64_t checkpoints;
-    struct lb_hist *checkpoint;  /* ns per checkpoint written */
+    uint64_t checkpoints;        /* checkpoint steps */
+    struct lb_hist *checkpoint;  /* ns per checkpoint (part) written */
     uint64_t laid_out_files;     /* written by the layout step */
     uint64_t laid_out_bytes;
     uint64_t layout_ns;
@@ -123,5 +163,8 @@ int lb_train_remove(const struct lb_train_cfg *cfg, uint64_t *removed,
 uint64_t lb_train_sample_size(const struct lb_train_cfg *cfg, uint64_t f, uint32_t j);
 /* Path of file f of the dataset. */
 int lb_train_path(const struct lb_train_cfg *cfg, uint64_t f, char *buf, size_t len);
+/* Batches the loader of accelerator k reads per epoch: its steps (the
+ * shared loader: the steps of all accelerators together, any k). */
+uint64_t lb_train_steps(const struct lb_train_cfg *cfg, uint32_t k);
 
 #endif

@@ -29,7 +29,10 @@ local ok, err = pcall(function()
   check(type(r.samples_per_s) == "number" and r.samples_per_s > 0, "samples_per_s")
   check(type(r.bw_bytes) == "number" and r.bw_bytes > 0, "bw_bytes")
   check(r.au >= 0 and r.au <= 1, "au " .. tostring(r.au))
-  check(math.abs(r.au - r.compute_s / (r.compute_s + r.wait_s)) < 1e-9, "au from totals")
+  check(math.abs(r.au_steps - r.compute_s / (r.compute_s + r.wait_s)) < 1e-9, "au_steps from totals")
+  check(math.abs(r.au - (r.epochs[1].au + r.epochs[2].au) / 2) < 1e-12, "au: the mean of the epochs'")
+  check(r.au_stdev >= 0 and r.dlio_samples_per_s > 0, "DLIO's figures")
+  check(math.abs(r.dlio_mb_per_s - r.dlio_samples_per_s * 4096 / 1048576) < 1e-9, "DLIO's MB/s")
   check(#r.epochs == 2, "epochs")
   for i, e in ipairs(r.epochs) do
     check(e.samples == 32 and e.time_s > 0, "epoch " .. i)
@@ -47,17 +50,18 @@ local ok, err = pcall(function()
   check(r.sample_read_ns.N == 64, "one read time per sample")
   check(r.batch_wait_hist:count() == 16, "batch_wait_hist")
   check(r.sample_read_hist:percentile(50) == r.sample_read_ns.percentile[50], "hist p50")
-  check(r.checkpoints.count == 4, "checkpoints " .. tostring(r.checkpoints.count))
+  -- each accelerator writes its part at its steps 4 and 8
+  check(r.checkpoints.count == 2, "checkpoints " .. tostring(r.checkpoints.count))
   check(r.checkpoints.time_ns.N == 4 and r.checkpoints.hist:count() == 4, "checkpoint times")
   check(type(r.cpu.usr_s) == "number" and type(r.cpu.sys_s) == "number", "cpu")
-  check(#r.cpu.readers == 2, "per-reader cpu")
+  check(#r.cpu.readers == 4, "per-reader cpu: read_threads for each accelerator")
   check(r.layout.files == 4, "laid out " .. tostring(r.layout.files))
   check(r.stopped == false, "not stopped")
   for f = 0, 3 do
     local p = string.format("%s/shard_%04d.dat", dir, f)
     check(file_size(p) == 8 * 4096, p .. " size")
   end
-  check(io.open(dir .. "/ckpt_00000016.dat") == nil, "checkpoint left behind")
+  check(io.open(dir .. "/ckpt_00000008_0001.dat") == nil, "checkpoint left behind")
 
   -- the same dataset is reused; other shapes of sizes and compute times
   spec.checkpoint = nil
@@ -66,8 +70,17 @@ local ok, err = pcall(function()
   local r2 = lb.train(spec)
   check(r2.layout.files == 0 and r2.samples == 64, "reuse")
   local r3 = lb.train{dir = dir, files = 10, sample_size = {dist = "uniform", min = "1k", max = "8k"},
-                      batch_size = 3, shuffle = "none", compute_time = 0}
+                      batch_size = 3, shuffle = "none", compute_time = 0, drop_last = false}
   check(r3.samples == 10 and r3.steps == 4, "one sample per file, last batch partial")
+  local r4 = lb.train{dir = dir, files = 10, sample_size = {dist = "uniform", min = "1k", max = "8k"},
+                      batch_size = 3, shuffle = "none", loader = "shared", barrier = false,
+                      compute_time = {dist = "uniform", min = 0, max = "1ms"}}
+  check(r4.samples == 9 and r4.steps == 3, "drop_last drops the partial batch")
+  -- preprocess_time: each of the 8 samples of an epoch holds its one reader 5 ms
+  local r5 = lb.train{dir = dir, files = 8, sample_size = "1k", batch_size = 2, read_threads = 1,
+                      compute_time = 0, preprocess_time = "5ms"}
+  check(r5.samples == 8 and r5.epochs[1].time_s >= 0.040,
+        "preprocess_time: epoch of " .. tostring(r5.epochs[1].time_s) .. " s")
   check(r3.bytes >= 10 * 1024 and r3.bytes <= 10 * 8192, "uniform sizes")
   check(file_size(dir .. "/img_000009.dat") ~= nil, "img files")
   check(lb.train_remove{dir = dir, files = 10} == 10, "train_remove one per file")
@@ -86,7 +99,12 @@ local ok, err = pcall(function()
   bad({batchsize = 4}, "unknown field 'batchsize'")
   bad({shuffle = "random"}, "field 'shuffle'")
   bad({sample_size = "4q"}, "field 'sample_size'")
-  bad({compute_time = {dist = "uniform", min = 1, max = 2}}, "field 'compute_time'")
+  bad({compute_time = {dist = "gamma", shape = 1}}, "field 'compute_time'")
+  bad({loader = "pool"}, "field 'loader'")
+  bad({preprocess_time = "5q"}, "field 'preprocess_time'")
+  bad({barrier = 1}, "field 'barrier'")
+  bad({files = 2, batch_size = 4}, "an epoch has no step")
+  bad({files = 8, total_training_steps = 9}, "total_training_steps")
   bad({file_format = "one-sample-per-file", samples_per_file = 4}, "field 'samples_per_file'")
   bad({checkpoint = {every_steps = 0, size = "1m"}}, "checkpoint: field 'every_steps'")
   bad({dir = 5}, "field 'dir'")
@@ -94,7 +112,7 @@ local ok, err = pcall(function()
   -- runtime failure: the path and the reason
   local blocker = dir .. "/plain"
   local f = io.open(blocker, "w"); f:write("x"); f:close()
-  local ok3, e3 = pcall(lb.train, {dir = blocker, files = 1})
+  local ok3, e3 = pcall(lb.train, {dir = blocker, files = 4})
   check(not ok3 and tostring(e3):find(blocker, 1, true), "runtime error names the path: " .. tostring(e3))
   os.remove(blocker)
 

@@ -19,6 +19,13 @@ out=$("$LUABENCH" --quiet scripts/ai_training.lua dir="$tmp/ds" files=4 samples_
       sample_size=4k batch_size=4 compute_time=1ms find_max=1 max_accelerators=4) || fail "find_max exit"
 contains "$out" "at AU >= 90%" "find_max reports"
 case "$out" in *"laid out"*) fail "second run laid the dataset out again" ;; esac
+# find_max never asks for more accelerators than batches an epoch has
+out=$("$LUABENCH" --quiet scripts/ai_training.lua dir="$tmp/ds" files=4 samples_per_file=8 \
+      sample_size=4k batch_size=4 compute_time=1ms find_max=1 max_accelerators=64) ||
+  fail "find_max above the batches of an epoch"
+case "$out" in *"
+    16 "*|*"
+    64 "*) fail "find_max tried more accelerators than batches: $out" ;; esac
 
 out=$("$LUABENCH" --quiet scripts/ai_training.lua help=1) || fail "ai_training help"
 contains "$out" "accelerators" "help lists accelerators"

@@ -1,0 +1,185 @@
+-- MLPerf Storage's training workloads (unet3d, resnet50, cosmoflow on a100
+-- or h100) run by lb.train with DLIO's accounting, the rules checked: the
+-- dataset at least 5x the clients' memory and 500 steps per epoch (or
+-- scaled=1, labelled, for small trials), `runs` seeded runs, the AU
+-- threshold of the workload in every run.  Prints the run table and a
+-- verdict line.  model=llama3-8b|70b|405b|1t prints the checkpoint size of
+-- the model and the bytes each rank writes, as DLIO sizes them; with dir=
+-- it also writes `checkpoints` checkpoints (each rank its part, fsync at
+-- the end) and reads them back, reporting MLPerf's figures: the duration
+-- of the slowest rank and the checkpoint's bytes over it.
+--   luabench scripts/mlperf.lua workload=unet3d accelerator=h100 accelerators=4 dir=PATH
+--   luabench scripts/mlperf.lua model=llama3-70b [dir=PATH checkpoint_scale=0.001]
+local mlperf = require("luabench.mlperf")
+local prep = require("luabench.prep")
+local report = require("luabench.report")
+local script = require("luabench.script")
+local checkpoint_run
+
+local v = script.params({
+  {"workload", default = "unet3d", choices = mlperf.workloads, help = "MLPerf training workload"},
+  {"accelerator", default = "h100", choices = mlperf.accelerators,
+   help = "accelerator type (sets the compute time per step)"},
+  {"accelerators", type = "int", default = 1, min = 1, help = "emulated accelerators"},
+  {"dir", help = "dataset directory (default: a temporary one, removed at the end)"},
+  {"client_memory", type = "size", help = "clients' memory in bytes (fio units; default: MemTotal of this host)"},
+  {"scaled", type = "bool", default = false,
+   help = "1: allow a dataset below the rules' minimum (files=, sample_size=); not a submission"},
+  {"files", type = "int", default = 0, help = "files in the dataset (0: the rules' minimum)"},
+  {"sample_size", type = "size", help = "bytes per sample, with scaled=1 (default: the workload's)"},
+  {"compute_time", type = "time", help = "compute per step, with scaled=1 (default: the accelerator's)"},
+  {"epochs", type = "int", default = mlperf.EPOCHS, min = 1, help = "epochs per run"},
+  {"runs", type = "int", default = mlperf.RUNS, min = 1, help = "seeded runs"},
+  {"seed", type = "int", default = 1, help = "seed of the first run (then seed+1, ...)"},
+  {"direct", type = "bool", default = false, help = "1: read with O_DIRECT"},
+  {"model", help = "llama3-8b, llama3-70b, llama3-405b or llama3-1t: its checkpoint size " ..
+   "(with dir=: written and read back)"},
+  {"checkpoints", type = "int", default = 10, min = 1,
+   help = "model= with dir=: checkpoints written, then read (MLPerf: 10 and 10)"},
+  {"checkpoint_scale", type = "number", default = 1,
+   help = "model= with dir=: fraction of each rank's part written (1: the real size)"},
+}, {about = "MLPerf Storage's training workloads with DLIO's accounting and the rules " ..
+            "checked (dataset >= 5x client memory, >= 500 steps per epoch, AU threshold " ..
+            "in every run), or model= for the size of an LLM checkpoint."})
+
+-- A rank's part, scaled, in whole blocks of bs (1 MiB, 4 KiB when smaller).
+local function part_job(name, path, bytes, scale)
+  local b = math.floor(bytes * scale)
+  local bs = b >= 2^20 and 2^20 or 4096
+  b = math.max(b // bs * bs, 4096)
+  return {name = name, filename = path, size = b, bs = b < bs and b or bs}
+end
+
+-- One lb.run of every rank's part: the slowest rank's time and the bytes.
+local function ckpt_phase(jobs, rw)
+  local r = lb.run{jobs = jobs, rw = rw, end_fsync = rw == "write" and 1 or 0}
+  local slowest, bytes = 0, 0
+  for _, j in ipairs(r.jobs) do
+    slowest = math.max(slowest, j.runtime_ns)
+    bytes = bytes + j[rw].io_bytes
+  end
+  return slowest / 1e9, bytes
+end
+
+checkpoint_run = function(v, per_rank)
+  local dir = script.tempdir("ckpt", v.dir)
+  local ok, err = pcall(function()
+    print(string.format("%5s %5s %12s %10s %10s", "ckpt", "phase", "GiB", "seconds", "GiB/s"))
+    local sets = {}
+    for c = 1, v.checkpoints do
+      local jobs = {}
+      for r, b in ipairs(per_rank) do
+        jobs[r] = part_job(string.format("rank%d", r - 1),
+                           string.format("%s/ckpt_%02d_rank_%04d", dir, c, r - 1), b,
+                           v.checkpoint_scale)
+      end
+      sets[c] = jobs
+    end
+    local function phase(rw)
+      local sum_s, sum_b = 0, 0
+      for c, jobs in ipairs(sets) do
+        local s, b = ckpt_phase(jobs, rw)
+        sum_s, sum_b = sum_s + s, sum_b + b
+        print(string.format("%5d %5s %12.3f %10.3f %10.3f", c, rw, b / 2^30, s, b / 2^30 / s))
+      end
+      return sum_s / #sets, sum_b / #sets
+    end
+    local ws, wb = phase("write")
+    local rs, rb = phase("read")
+    print(string.format("%s checkpoint%s: save %.3f s, %.3f GiB/s; load %.3f s, %.3f GiB/s " ..
+                        "(mean of %d; duration = slowest rank)", v.model,
+                        v.checkpoint_scale < 1 and string.format(" (scale %g)", v.checkpoint_scale) or "",
+                        ws, wb / 2^30 / ws, rs, rb / 2^30 / rs, #sets))
+  end)
+  local left = script.cleanup{dir = dir}
+  if left then script.warn("%s", left) end
+  if not ok then error(err, 0) end
+end
+
+if v.model then
+  local total, per_rank, ranks = mlperf.checkpoint_bytes(v.model)
+  if not total then script.usage_error("%s", per_rank) end
+  local m = mlperf.models[v.model]
+  local lo, hi = math.huge, 0
+  for _, b in ipairs(per_rank) do lo, hi = math.min(lo, b), math.max(hi, b) end
+  print(string.format("%s: %d parameters, TP %d x PP %d x DP %d, ZeRO-%d, %d ranks",
+                      v.model, mlperf.parameters(m), m.tp, m.pp, m.dp, m.zero, ranks))
+  print(string.format("checkpoint %.1f GiB (%.2f TB), per rank %.2f to %.2f GiB",
+                      total / 2^30, total / 1e12, lo / 2^30, hi / 2^30))
+  if v.dir then
+    if lb.readonly then script.usage_error("checkpoints write, and --readonly was given") end
+    if not (v.checkpoint_scale > 0 and v.checkpoint_scale <= 1) then
+      script.usage_error("parameter 'checkpoint_scale' must be in (0, 1], not %s", v.checkpoint_scale)
+    end
+    checkpoint_run(v, per_rank)
+  end
+  return
+end
+
+local w = assert(mlperf.workload(v.workload, v.accelerator))
+
+local function mem_total()
+  local f = io.open("/proc/meminfo")
+  local kb = f and f:read("a"):match("MemTotal:%s*(%d+) kB")
+  if f then f:close() end
+  return kb and tonumber(kb) * 1024 or 0
+end
+
+local memory = v.client_memory and prep.bytes(v.client_memory) or mem_total()
+local need = mlperf.min_files(w, v.accelerators, memory)
+local files = v.files > 0 and v.files or need
+if not v.scaled then
+  if v.sample_size or v.compute_time then
+    script.usage_error("sample_size= and compute_time= change the workload: add scaled=1")
+  end
+  if files < need then
+    script.usage_error(string.format("files=%d is below the rules' minimum of %d for %d " ..
+                                     "accelerators and %s of client memory (add scaled=1 " ..
+                                     "for a trial)", files, need, v.accelerators,
+                                     report.fmt_bytes(memory)))
+  end
+end
+
+local spec = mlperf.train_spec(w, {files = files, accelerators = v.accelerators,
+                                   epochs = v.epochs, direct = v.direct})
+if v.sample_size then spec.sample_size = v.sample_size end
+if v.compute_time then spec.compute_time = v.compute_time end
+
+local tmpname
+if v.dir then
+  spec.dir = v.dir
+elseif lb.readonly then
+  script.usage_error("--readonly needs dir= naming a dataset laid out before")
+else
+  tmpname = os.tmpname()
+  spec.dir = tmpname .. ".d"
+end
+
+local ok, err = pcall(function()
+  print(string.format("%s on %s x %d: %d files x %d samples, batch %d, %d read threads each, " ..
+                      "compute %s per step%s", w.name, w.accelerator, v.accelerators, files,
+                      w.samples_per_file, w.batch_size, w.read_threads,
+                      type(spec.compute_time) == "number" and spec.compute_time .. "s" or spec.compute_time,
+                      v.scaled and " (scaled: not a closed submission)" or ""))
+  print(string.format("%4s %9s %8s %14s %12s  %s", "run", "AU", "stdev", "samples/s", "MB/s", "AU >= " ..
+                      string.format("%.0f%%", w.au * 100)))
+  local runs = {}
+  for i = 1, v.runs do
+    spec.seed = v.seed + i - 1
+    local r = lb.train(spec)
+    runs[i] = r
+    print(string.format("%4d %8.2f%% %8.2f %14.2f %12.2f  %s", i, r.au * 100, r.au_stdev * 100,
+                        r.dlio_samples_per_s, r.dlio_mb_per_s, r.au >= w.au and "success" or "fail"))
+  end
+  local vd = mlperf.verdict(w, runs)
+  print(string.format("%s %s x %d: %s, mean AU %.2f%% (threshold %.0f%%), samples/s spread " ..
+                      "%.1f%% over %d runs%s", w.name, w.accelerator, v.accelerators,
+                      vd.pass and "PASS" or "FAIL", vd.au_mean * 100, w.au * 100,
+                      vd.spread * 100, #runs, v.scaled and " (scaled)" or ""))
+end)
+if tmpname then
+  pcall(lb.train_remove, spec)
+  os.remove(spec.dir)
+  os.remove(tmpname)
+end
+if not ok then error(err, 0) end
