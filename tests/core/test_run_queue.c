@@ -6,7 +6,11 @@
  * count by Little's law (IOPS x mean lat) must stay within 5% of iodepth;
  * under rate_iops the queue is reaped before each wait, as fio does.
  * Counts, not times: the rules fix the depth of each submission whatever
- * the machine's speed. */
+ * the machine's speed.  The two time averages (the in-flight count, the
+ * share of rate-limited I/Os sent alone) also fall when a loaded machine
+ * keeps the worker off the CPU; the faults they guard against (a queue
+ * refilled in batches, a queue filled while waiting for the rate) lower
+ * them in every run, so the best of three runs is compared. */
 #include "engine.h"
 #include "test_run.h"
 
@@ -86,13 +90,41 @@ static void null_job(struct lb_job *job, const char *lat, const char *size, cons
     t_job(job, "name=q", "ioengine=null", "rw=read", "bs=4k", lat, size, depth, extra, NULL);
 }
 
+#define TRIES 3
+
+/* check() on a job make() builds (t_run_total frees each) up to TRIES
+ * times, until Little's count reaches 95% of depth; returns the best count
+ * (-1: the engine is not here). */
+static double best_inflight(void (*make)(struct lb_job *, const char *), const char *arg,
+                            const char *label, unsigned depth)
+{
+    double best = -1;
+
+    for (int i = 0; i < TRIES && best < 0.95 * depth; i++) {
+        struct lb_job job;
+        double n;
+
+        make(&job, arg);
+        n = check(&job, label, depth, 1, 1, depth);
+        if (n < 0)
+            return -1;
+        best = n > best ? n : best;
+    }
+    return best;
+}
+
+static void null32(struct lb_job *job, const char *unused)
+{
+    (void)unused;
+    null_job(job, "null_lat=1ms", "size=32m", "iodepth=32", NULL);
+}
+
 static void check_null(void)
 {
     struct lb_job job;
     double n;
 
-    null_job(&job, "null_lat=1ms", "size=32m", "iodepth=32", NULL);
-    n = check(&job, "null iodepth=32", 32, 1, 1, 32);
+    n = best_inflight(null32, NULL, "null iodepth=32", 32);
     CHECK(n >= 0.95 * 32, "null iodepth=32: %.2f in flight, want 32", n);
     null_job(&job, "null_lat=1ms", "size=12016k", "iodepth=16", "iodepth_low=4");
     check(&job, "null iodepth=16 iodepth_low=4", 16, 1, 1, 4);
@@ -112,18 +144,23 @@ static void check_rate(void)
 {
     struct lb_stats s;
     struct lb_job job;
+    uint64_t ios = 0, alone = 0;
 
-    null_job(&job, "null_lat=100us", "size=1000k", "iodepth=8", "rate_iops=500");
-    if (t_run_total(&job, &s)) {
-        CHECK(0, "the rate-limited null run failed");
-        return;
+    for (int i = 0; i < TRIES && 4 * alone < 250; i++) {
+        null_job(&job, "null_lat=100us", "size=1000k", "iodepth=8", "rate_iops=500");
+        if (t_run_total(&job, &s)) {
+            CHECK(0, "the rate-limited null run failed");
+            return;
+        }
+        ios = s.dir[LB_READ].ios;
+        alone = s.iodepth_level[0] > alone ? s.iodepth_level[0] : alone;
+        printf("%-44s %6llu I/Os, %llu at depth 1\n", "null iodepth=8 rate_iops=500",
+               (unsigned long long)ios, (unsigned long long)s.iodepth_level[0]);
+        lb_stats_release(&s);
+        CHECK(ios == 250, "rate_iops=500: %llu I/Os, want 250", (unsigned long long)ios);
     }
-    printf("%-44s %6llu I/Os, %llu at depth 1\n", "null iodepth=8 rate_iops=500",
-           (unsigned long long)s.dir[LB_READ].ios, (unsigned long long)s.iodepth_level[0]);
-    CHECK(s.dir[LB_READ].ios == 250 && 4 * s.iodepth_level[0] >= s.dir[LB_READ].ios,
-            "rate_iops=500: %llu of %llu I/Os submitted alone", (unsigned long long)s.iodepth_level[0],
-            (unsigned long long)s.dir[LB_READ].ios);
-    lb_stats_release(&s);
+    CHECK(4 * alone >= 250, "rate_iops=500: at best %llu of 250 I/Os submitted alone",
+          (unsigned long long)alone);
 }
 
 /* 4096 random 4k reads of file at iodepth=32; a and b (may be NULL) are
@@ -139,16 +176,22 @@ static void file_job(struct lb_job *job, const char *engine, const char *file,
           NULL);
 }
 
+static const char *file;   /* the file the engine runs read */
+
+static void file32(struct lb_job *job, const char *engine)
+{
+    file_job(job, engine, file, NULL, NULL);
+}
+
 /* 1 when the engine ran. */
-static int check_engine(const char *engine, const char *file)
+static int check_engine(const char *engine)
 {
     struct lb_job job;
     char label[128];
     double n;
 
-    file_job(&job, engine, file, NULL, NULL);
     snprintf(label, sizeof(label), "%s iodepth=32", engine);
-    n = check(&job, label, 32, 1, 1, 32);
+    n = best_inflight(file32, engine, label, 32);
     if (n < 0)
         return 0;
     CHECK(n >= 0.95 * 32, "%s: %.2f in flight, want 32", label, n);
@@ -169,15 +212,14 @@ static int check_engine(const char *engine, const char *file)
 
 int main(void)
 {
-    const char *file;
     int ran = 0;
 
     t_dir_make("queue");
     check_null();
     check_rate();
     file = t_path("blocks");
-    ran += check_engine("libaio", file);
-    ran += check_engine("io_uring", file);
+    ran += check_engine("libaio");
+    ran += check_engine("io_uring");
     if (!ran)
         fprintf(stderr, "neither libaio nor io_uring here: the file runs were skipped\n");
     return failures ? 1 : 0;
