@@ -103,6 +103,11 @@ struct lb_job {
     int verify;                  /* enum lb_verify */
     bool verify_only;
     uint64_t verify_pattern;
+    bool do_verify;              /* the written data is read back and checked */
+    uint64_t verify_backlog;     /* check every N blocks written (0: per pass) */
+    uint64_t verify_interval;    /* bytes under one header (0: the block) */
+    bool verify_fatal;           /* a verify failure stops every job */
+    bool experimental_verify;    /* fio's replayed verify: always what luabench does */
     uint64_t io_timeout;         /* us, 0 = off */
     /* engine knobs */
     uint64_t null_lat;           /* null engine: ns each I/O takes */

@@ -172,6 +172,17 @@ const struct lb_opt lb_opts[] = {
     O("verify_pattern", NULL, LB_OPT_U64, verify_pattern,
       "pattern written and checked: 0xdeadbeef (sets verify=pattern)",
       .set = lb_opt_set_verify_pattern),
+    O("do_verify", NULL, LB_OPT_BOOL, do_verify,
+      "read back and check what was written (default on; off: writes carry the headers "
+      "only)"),
+    O("verify_backlog", NULL, LB_OPT_U64, verify_backlog,
+      "check the blocks written after every N of them (0: after the pass)"),
+    O("verify_interval", NULL, LB_OPT_SIZE, verify_interval,
+      "bytes under each verify header (default: the block)"),
+    O("verify_fatal", NULL, LB_OPT_BOOL, verify_fatal,
+      "a verify failure stops every job, not only its own"),
+    O("experimental_verify", NULL, LB_OPT_BOOL, experimental_verify,
+      "fio's verify by replaying the offsets: luabench always verifies so"),
 #undef GROUP
 #define GROUP "Test engines"
     O("null_lat", NULL, LB_OPT_SPECIAL, null_lat,
@@ -209,7 +220,8 @@ const struct lb_opt lb_opts[] = {
     X("per_job_logs", "names of fio's log files")                            \
     X("disk_util", "fio's disk utilisation report")                          \
     X("clat_percentiles", "percentiles are always reported")                 \
-    X("lat_percentiles", "percentiles are always reported")
+    X("lat_percentiles", "percentiles are always reported")                  \
+    X("verify_dump", "a failure's message names the file, offset and checksums")
 
 #define IGN_NAME(n, why) n,
 #define IGN_WHY(n, why) why,
@@ -244,6 +256,7 @@ void lb_job_init(struct lb_job *j)
     j->thinktime_blocks = 1;
     j->invalidate = true;
     j->randrepeat = true;
+    j->do_verify = true;
     j->interval = 1000000;
     j->kb_base = 1024;
 }
@@ -480,9 +493,6 @@ static int check_safety(const struct lb_job *j, char *err, size_t n)
     if (j->readonly && !j->verify_only && (dd & (1u << LB_WRITE | 1u << LB_TRIM)))
         return lb_opt_say(err, n, "readonly is set but rw=%s %s", rw_name(j->rw),
                           dd & 1u << LB_WRITE ? "writes" : "trims");
-    if (j->verify != LB_VERIFY_NONE && !j->verify_only && !(dd & 1u << LB_WRITE))
-        return lb_opt_say(err, n, "verify is set but rw=%s writes nothing to check "
-                          "(verify_only=1 checks data written before)", rw_name(j->rw));
     if (j->verify_only && j->verify == LB_VERIFY_NONE)
         return lb_opt_say(err, n, "verify_only needs verify=crc32c|md5|pattern");
     const double p[NFAULT] = { j->fault_eio, j->fault_short, j->fault_enospc, j->fault_delay };

@@ -124,7 +124,11 @@ struct lb_worker {
     struct lb_gen gen, gen_snap, gen_tmp;  /* now; at pass start; swap space */
     uint32_t pass, loops;        /* passes done; the job's loops */
     bool time_based;
-    bool verify_writes;          /* each pass is replayed as checked reads */
+    bool verify_writes;          /* writes carry verify headers */
+    bool verify_phase;           /* ... and each pass is replayed as checked reads */
+    uint64_t backlog, backlog_n; /* verify_backlog; writes since the last check */
+    bool backlog_due;            /* the generator stopped for a backlog check */
+    uint32_t vchunk;             /* bytes under one verify header (0: the block) */
     bool check_reads;            /* reads are checked (replay, verify_only) */
     bool gen_failed;             /* the op source failed */
     struct lb_bsw bsw[LB_DDIR_N][LB_BSSPLIT_MAX];

@@ -227,6 +227,9 @@ static void verify_setup(struct lb_worker *w)
 
     lb_verify_cfg_init(&w->vcfg, j->verify, j->verify_pattern);
     w->verify_writes = v && lb_job_writes(j);
+    w->verify_phase = w->verify_writes && j->do_verify;
+    w->backlog = w->verify_phase ? j->verify_backlog : 0;
+    w->vchunk = j->verify_interval > UINT32_MAX ? 0 : (uint32_t)j->verify_interval;
     w->check_reads = v && !w->verify_writes;
 }
 

@@ -19,4 +19,25 @@ quiet_run maxjobs --max-jobs=4 --name=m --ioengine=null --rw=read --size=1m
 quiet_run maxjobs2 --name=m --ioengine=null --rw=read --size=1m --max-jobs 4
 expect_exit 2 "bad value 'x' for '--max-jobs'" "$LUABENCH" fio --max-jobs=x --name=m --ioengine=null
 
+# --- verify phases: do_verify, verify_backlog, verify_interval, experimental_verify ---
+kb() { json_get "$1.json" "(j['jobs'][0]['read']['io_kbytes'], j['jobs'][0]['write']['io_kbytes'])"; }
+V="--ioengine=psync --bs=4k --size=1m --verify=md5"
+quiet_run backlog --name=b --filename="$d/v.dat" --rw=write $V --verify_backlog=32
+[ "$(kb backlog)" = "(1024, 1024)" ] || fail "verify_backlog=32: read, written KiB $(kb backlog), expected (1024, 1024)"
+quiet_run backlog2 --name=b --filename="$d/v.dat" --rw=randwrite $V --verify_backlog=5 --allow_overwrite=1
+[ "$(kb backlog2)" = "(1024, 1024)" ] || fail "verify_backlog=5 randwrite: $(kb backlog2)"
+quiet_run nov --name=n --filename="$d/n.dat" --rw=write $V --do_verify=0
+[ "$(kb nov)" = "(0, 1024)" ] || fail "do_verify=0 read back: $(kb nov)"
+# the headers are on disk: a read job with verify checks them, as in fio
+quiet_run readv --name=n --filename="$d/n.dat" --rw=read $V
+[ "$(kb readv)" = "(1024, 0)" ] || fail "read with verify: $(kb readv)"
+quiet_run expv --name=e --filename="$d/e.dat" --rw=write $V --experimental_verify=1
+[ "$(kb expv)" = "(1024, 1024)" ] || fail "experimental_verify=1: $(kb expv)"
+# verify_interval=512: one header per 512 bytes, a damaged byte is found in its 512
+quiet_run vint --name=i --filename="$d/i.dat" --rw=write $V --verify_interval=512 --do_verify=0
+printf 'X' | dd of="$d/i.dat" bs=1 seek=$((8192 + 1024 + 100)) conv=notrunc status=none
+expect_exit 1 "offset 9216" "$LUABENCH" fio --name=i --filename="$d/i.dat" --rw=read $V --verify_interval=512
+printf 'X' | dd of="$d/n.dat" bs=1 seek=$((8192 + 1024 + 100)) conv=notrunc status=none
+expect_exit 1 "offset 8192" "$LUABENCH" fio --name=n --filename="$d/n.dat" --rw=read $V
+
 pass
