@@ -94,7 +94,8 @@ static int check_job(const struct lb_job *j, char *err, size_t errlen)
                  j->cpus_allowed);
         return -EINVAL;
     }
-    if ((j->verify == LB_VERIFY_CRC32C || j->verify == LB_VERIFY_MD5) &&
+    if ((j->verify == LB_VERIFY_CRC32C || j->verify == LB_VERIFY_MD5 ||
+         j->verify == LB_VERIFY_META) &&
         lb_job_bs_min(j, LB_DDIR_ALL) < LB_VHDR_SIZE) {
         snprintf(err, errlen, "verify=%s needs blocks of at least %u bytes",
                  j->verify == LB_VERIFY_MD5 ? "md5" : "crc32c", LB_VHDR_SIZE);

@@ -39,5 +39,14 @@ printf 'X' | dd of="$d/i.dat" bs=1 seek=$((8192 + 1024 + 100)) conv=notrunc stat
 expect_exit 1 "offset 9216" "$LUABENCH" fio --name=i --filename="$d/i.dat" --rw=read $V --verify_interval=512
 printf 'X' | dd of="$d/n.dat" bs=1 seek=$((8192 + 1024 + 100)) conv=notrunc status=none
 expect_exit 1 "offset 8192" "$LUABENCH" fio --name=n --filename="$d/n.dat" --rw=read $V
+# verify=meta checks the header alone: a damaged payload passes, a damaged header not
+M="--ioengine=psync --bs=4k --size=64k --verify=meta"
+quiet_run meta --name=m --filename="$d/m.dat" --rw=randrw $M --verify_backlog=4
+[ "$(json_get meta.json "j['jobs'][0]['error']")" = 0 ] || fail "verify=meta run failed"
+quiet_run metaw --name=m --filename="$d/m.dat" --rw=write $M --do_verify=0 --allow_overwrite=1
+printf 'X' | dd of="$d/m.dat" bs=1 seek=$((4096 + 1000)) conv=notrunc status=none
+quiet_run metar --name=m --filename="$d/m.dat" --rw=read $M
+printf 'X' | dd of="$d/m.dat" bs=1 seek=$((8192 + 8)) conv=notrunc status=none
+expect_exit 1 "offset 8192" "$LUABENCH" fio --name=m --filename="$d/m.dat" --rw=read $M
 
 pass
