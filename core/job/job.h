@@ -97,6 +97,9 @@ struct lb_job {
     bool sqthread_poll;
     char *cpus_allowed;          /* "0-3,8" */
     uint64_t interval;           /* us between per-interval samples; 1 s */
+    uint32_t flow_id;            /* jobs of one flow_id share their I/Os ... */
+    uint32_t flow;               /* ... in proportion to this weight (0: no flow) */
+    uint64_t flow_sleep;         /* us to wait when over its share (0: 10 us) */
     /* safety and reliability */
     bool allow_overwrite;
     uint32_t continue_on_error;  /* LB_COE_* bits */

@@ -289,10 +289,40 @@ int complete(struct lb_worker *w, struct lb_io *io, uint64_t t, const bool sync)
 /* When io may be issued: 0 for now, else the clock time to wait for.  The
  * rate is checked at the end of a thinktime pause, as if it had been
  * taken. */
+/* fio's flows: a clone over its weight's share of its flow's I/Os waits
+ * (by flow_sleep); FLOW_SLACK I/Os of lead spare the threads a hand-off
+ * per I/O and change the shares by no more than that. */
+#define FLOW_SLACK 32
+
+static void flow_wait(struct lb_worker *w)
+{
+    struct lb_flow *f = w->flow;
+
+    for (;;) {
+        uint64_t all = atomic_load_explicit(&f->ios, memory_order_relaxed);
+        uint64_t weight = atomic_load_explicit(&f->weight, memory_order_relaxed);
+        double share = weight ? (double)w->job->flow / (double)weight : 1.0;
+        struct timespec ts = { (time_t)(w->flow_sleep_ns / 1000000000u),
+                               (long)(w->flow_sleep_ns % 1000000000u) };
+
+        if ((double)w->flow_ios <= share * (double)all + FLOW_SLACK)
+            break;
+        if (lb_worker_stopping(w) || lb_clock_now() >= w->deadline)
+            return;
+        nanosleep(&ts, NULL);
+    }
+    atomic_fetch_add_explicit(&f->ios, 1, memory_order_relaxed);
+    w->flow_ios++;
+}
+
 static uint64_t pace_until(struct lb_worker *w, const struct lb_io *io)
 {
     unsigned d = io->ddir;
-    uint64_t now = lb_clock_now(), until = now;
+    uint64_t now, until;
+
+    if (w->flow)
+        flow_wait(w);
+    now = until = lb_clock_now();
 
     if (w->think_ns) {
         if (w->think_count && w->think_count % w->think_every == 0)

@@ -204,11 +204,41 @@ static void *thread_main(void *arg)
     return NULL;
 }
 
+/* flow_id and flow: each clone joins its flow with its weight. */
+static int flows_setup(struct lb_run *r)
+{
+    for (size_t i = 0; i < r->nw; i++) {
+        struct lb_worker *w = r->w[i];
+        const struct lb_job *j = w->job;
+        unsigned k = 0;
+
+        if (!j->flow)
+            continue;
+        while (k < r->nflows && r->flows[k].id != j->flow_id)
+            k++;
+        if (k == LB_FLOWS_MAX)
+            return lb_run_fail(r, -EINVAL, "more than %d flow_id values in one run",
+                               LB_FLOWS_MAX);
+        if (k == r->nflows) {
+            r->flows[k].id = j->flow_id;
+            r->nflows++;
+        }
+        r->flows[k].weight += j->flow;
+        w->flow = &r->flows[k];
+        w->flow_sleep_ns = (j->flow_sleep ? j->flow_sleep : 10) * 1000;
+        w->paced = true;
+    }
+    return 0;
+}
+
 static int create_threads(struct lb_run *r)
 {
     pthread_attr_t attr;
     int ret = 0;
 
+    ret = flows_setup(r);
+    if (ret)
+        return ret;
     pthread_attr_init(&attr);
     pthread_attr_setstacksize(&attr, THREAD_STACK);
     for (size_t i = 0; i < r->nw && !ret; i++) {

@@ -439,6 +439,10 @@ static void worker_run(struct lb_worker *w)
             lb_measure_begin(w, start);
         }
         end = lb_worker_io(w);
+        if (w->flow) {                   /* the others share the flow now */
+            atomic_fetch_sub(&w->flow->weight, j->flow);
+            atomic_fetch_sub(&w->flow->ios, w->flow_ios);
+        }
         if (j->end_fsync && w->writes && (end == END_DONE || end == END_RUNTIME))
             lb_sync_files(w, NULL, LB_SYNC_OP);
     }

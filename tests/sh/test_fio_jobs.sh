@@ -48,5 +48,13 @@ printf 'X' | dd of="$d/m.dat" bs=1 seek=$((4096 + 1000)) conv=notrunc status=non
 quiet_run metar --name=m --filename="$d/m.dat" --rw=read $M
 printf 'X' | dd of="$d/m.dat" bs=1 seek=$((8192 + 8)) conv=notrunc status=none
 expect_exit 1 "offset 8192" "$LUABENCH" fio --name=m --filename="$d/m.dat" --rw=read $M
+# --- flows: jobs of one flow_id share the I/Os by their flow weights ----------------
+quiet_run flows --ioengine=null --size=100g --runtime=2 --flow_id=1 \
+  --name=one --flow=1 --rate_iops=200 --name=three --flow=3
+r=$(json_get flows.json "round(j['jobs'][1]['read']['total_ios'] / j['jobs'][0]['read']['total_ios'], 1)")
+awk -v r="$r" 'BEGIN { exit !(r >= 2.7 && r <= 3.3) }' || fail "flow=3 against flow=1: $r times the I/Os, expected 3"
+# a flow's job that ends leaves the others the whole flow
+quiet_run flowend --ioengine=null --flow_id=2 --name=short --flow=1 --size=4k --name=long --flow=1 --size=1m
+[ "$(json_get flowend.json "j['jobs'][1]['read']['io_bytes']")" = 1048576 ] || fail "flow after its partner ended"
 
 pass
