@@ -18,7 +18,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum lb_verify { LB_VERIFY_NONE, LB_VERIFY_CRC32C, LB_VERIFY_MD5, LB_VERIFY_PATTERN };
+/* LB_VERIFY_META: the header alone (where and when the block was written),
+ * as fio's verify=meta; its payload is not summed. */
+enum lb_verify { LB_VERIFY_NONE, LB_VERIFY_CRC32C, LB_VERIFY_MD5, LB_VERIFY_PATTERN,
+                 LB_VERIFY_META };
 
 #define LB_VHDR_MAGIC 0x3176626cu      /* "lbv1" in memory order */
 #define LB_VHDR_SIZE 64u               /* the payload starts here */

@@ -97,12 +97,20 @@ struct lb_job {
     bool sqthread_poll;
     char *cpus_allowed;          /* "0-3,8" */
     uint64_t interval;           /* us between per-interval samples; 1 s */
+    uint32_t flow_id;            /* jobs of one flow_id share their I/Os ... */
+    uint32_t flow;               /* ... in proportion to this weight (0: no flow) */
+    uint64_t flow_sleep;         /* us to wait when over its share (0: 10 us) */
     /* safety and reliability */
     bool allow_overwrite;
     uint32_t continue_on_error;  /* LB_COE_* bits */
     int verify;                  /* enum lb_verify */
     bool verify_only;
     uint64_t verify_pattern;
+    bool do_verify;              /* the written data is read back and checked */
+    uint64_t verify_backlog;     /* check every N blocks written (0: per pass) */
+    uint64_t verify_interval;    /* bytes under one header (0: the block) */
+    bool verify_fatal;           /* a verify failure stops every job */
+    bool experimental_verify;    /* fio's replayed verify: always what luabench does */
     uint64_t io_timeout;         /* us, 0 = off */
     /* engine knobs */
     uint64_t null_lat;           /* null engine: ns each I/O takes */

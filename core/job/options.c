@@ -143,6 +143,12 @@ const struct lb_opt lb_opts[] = {
     O("rate_process", NULL, LB_OPT_ENUM, rate_process,
       "spacing of capped I/Os: even or Poisson arrivals",
       .values = "linear|poisson"),
+    O("flow", NULL, LB_OPT_U32, flow,
+      "weight of the job's share of its flow_id's I/Os (0: not in a flow)"),
+    O("flow_id", NULL, LB_OPT_U32, flow_id,
+      "jobs with the same flow_id share their I/Os by their flow weights"),
+    O("flow_sleep", NULL, LB_OPT_TIME_US, flow_sleep,
+      "wait this long when over the flow share (default 10us)"),
     O("interval", NULL, LB_OPT_TIME_S, interval,
       "sample length for stop rules and the report (default 1s)",
       .min = 1000),
@@ -165,13 +171,24 @@ const struct lb_opt lb_opts[] = {
     O("io_timeout", NULL, LB_OPT_TIME_S, io_timeout,
       "an I/O slower than this is an error (0: off)"),
     O("verify", NULL, LB_OPT_ENUM, verify,
-      "check the data written: none|crc32c|md5|pattern",
-      .values = "none|crc32c|md5|pattern", .set = lb_opt_set_verify, .arg = "method"),
+      "check the data written: none|crc32c|md5|pattern|meta (meta: the header only)",
+      .values = "none|crc32c|md5|pattern|meta", .set = lb_opt_set_verify, .arg = "method"),
     O("verify_only", NULL, LB_OPT_BOOL, verify_only,
       "write nothing, check data written before"),
     O("verify_pattern", NULL, LB_OPT_U64, verify_pattern,
       "pattern written and checked: 0xdeadbeef (sets verify=pattern)",
       .set = lb_opt_set_verify_pattern),
+    O("do_verify", NULL, LB_OPT_BOOL, do_verify,
+      "read back and check what was written (default on; off: writes carry the headers "
+      "only)"),
+    O("verify_backlog", NULL, LB_OPT_U64, verify_backlog,
+      "check the blocks written after every N of them (0: after the pass)"),
+    O("verify_interval", NULL, LB_OPT_SIZE, verify_interval,
+      "bytes under each verify header (default: the block)"),
+    O("verify_fatal", NULL, LB_OPT_BOOL, verify_fatal,
+      "a verify failure stops every job, not only its own"),
+    O("experimental_verify", NULL, LB_OPT_BOOL, experimental_verify,
+      "fio's verify by replaying the offsets: luabench always verifies so"),
 #undef GROUP
 #define GROUP "Test engines"
     O("null_lat", NULL, LB_OPT_SPECIAL, null_lat,
@@ -209,7 +226,8 @@ const struct lb_opt lb_opts[] = {
     X("per_job_logs", "names of fio's log files")                            \
     X("disk_util", "fio's disk utilisation report")                          \
     X("clat_percentiles", "percentiles are always reported")                 \
-    X("lat_percentiles", "percentiles are always reported")
+    X("lat_percentiles", "percentiles are always reported")                  \
+    X("verify_dump", "a failure's message names the file, offset and checksums")
 
 #define IGN_NAME(n, why) n,
 #define IGN_WHY(n, why) why,
@@ -244,6 +262,7 @@ void lb_job_init(struct lb_job *j)
     j->thinktime_blocks = 1;
     j->invalidate = true;
     j->randrepeat = true;
+    j->do_verify = true;
     j->interval = 1000000;
     j->kb_base = 1024;
 }
@@ -480,9 +499,6 @@ static int check_safety(const struct lb_job *j, char *err, size_t n)
     if (j->readonly && !j->verify_only && (dd & (1u << LB_WRITE | 1u << LB_TRIM)))
         return lb_opt_say(err, n, "readonly is set but rw=%s %s", rw_name(j->rw),
                           dd & 1u << LB_WRITE ? "writes" : "trims");
-    if (j->verify != LB_VERIFY_NONE && !j->verify_only && !(dd & 1u << LB_WRITE))
-        return lb_opt_say(err, n, "verify is set but rw=%s writes nothing to check "
-                          "(verify_only=1 checks data written before)", rw_name(j->rw));
     if (j->verify_only && j->verify == LB_VERIFY_NONE)
         return lb_opt_say(err, n, "verify_only needs verify=crc32c|md5|pattern");
     const double p[NFAULT] = { j->fault_eio, j->fault_short, j->fault_enospc, j->fault_delay };

@@ -564,13 +564,13 @@ int lb_opt_set_continue_on_error(struct lb_job *j, const char *v, char *err, siz
 
 int lb_opt_set_verify(struct lb_job *j, const char *v, char *err, size_t n)
 {
-    int i = enum_index("none|crc32c|md5|pattern", v, strlen(v));
+    int i = enum_index("none|crc32c|md5|pattern|meta", v, strlen(v));
     if (strcmp(v, "0") == 0)
         i = LB_VERIFY_NONE;
     else if (strcmp(v, "crc32c-intel") == 0)
         i = LB_VERIFY_CRC32C;
     if (i < 0)
-        return lb_opt_say(err, n, "expected none|crc32c|md5|pattern (or 0, crc32c-intel)");
+        return lb_opt_say(err, n, "expected none|crc32c|md5|pattern|meta (or 0, crc32c-intel)");
     j->verify = i;
     return 0;
 }

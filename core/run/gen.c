@@ -295,6 +295,18 @@ static int gen_opsrc(struct lb_worker *w, struct lb_io *io)
     return GEN_OP;
 }
 
+/* Fills a block to be written: one header per verify_interval bytes. */
+static void verify_fill(struct lb_worker *w, struct lb_io *io)
+{
+    uint32_t step = w->vchunk && w->vchunk < io->len ? w->vchunk : io->len;
+
+    for (uint32_t at = 0; at < io->len; at += step) {
+        uint32_t n = io->len - at < step ? io->len - at : step;
+
+        lb_verify_fill(&w->vcfg, (char *)io->buf + at, n, io->offset + at, w->pass, w->vseed);
+    }
+}
+
 static int gen_slow(struct lb_worker *w, struct lb_io *io)
 {
     struct lb_gen *g = &w->gen;
@@ -308,6 +320,9 @@ static int gen_slow(struct lb_worker *w, struct lb_io *io)
             if (!g->replay_left)
                 return GEN_END;
             g->replay_left--;
+        } else if (w->backlog && w->backlog_n >= w->backlog) {
+            w->backlog_due = true;           /* lb_worker_io checks them */
+            return GEN_PASS;
         }
         r = lb_gen_core(w, io);
         if (r != GEN_OP)
@@ -319,8 +334,10 @@ static int gen_slow(struct lb_worker *w, struct lb_io *io)
             lb_gen_seen(w, LB_READ, io->len);
             return GEN_OP;
         }
-        if (io->ddir == LB_WRITE && w->verify_writes)
-            lb_verify_fill(&w->vcfg, io->buf, io->len, io->offset, w->pass, w->vseed);
+        if (io->ddir == LB_WRITE && w->verify_writes) {
+            verify_fill(w, io);
+            w->backlog_n++;
+        }
         return GEN_OP;
     }
 }

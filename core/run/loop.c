@@ -140,21 +140,30 @@ static int check_block(struct lb_worker *w, const struct lb_io *io)
 {
     struct lb_vwhere at = {
         .path = io->file->path,
-        .offset = io->offset,
-        .block = (io->offset - io->file->file_offset) / io->len,
-        .len = io->len,
         .generation = w->gen.replay ? w->pass : UINT64_MAX,
     };
+    uint32_t step = w->vchunk && w->vchunk < io->len ? w->vchunk : io->len;
     char msg[256];
     struct lb_err_stats *e = &w->st.err;
 
-    if (lb_verify_check(&w->vcfg, io->buf, &at, msg, sizeof(msg)) == 0)
-        return 0;
+    for (uint32_t off = 0; off < io->len; off += step) {
+        at.offset = io->offset + off;
+        at.len = io->len - off < step ? io->len - off : step;
+        at.block = (at.offset - io->file->file_offset) / step;
+        if (lb_verify_check(&w->vcfg, (const char *)io->buf + off, &at, msg, sizeof(msg)))
+            break;
+        if (off + step >= io->len)
+            return 0;
+    }
     e->verify_errors++;
     e->count++;
     lb_err_note(e, LB_READ, EILSEQ, 1);
-    lb_err_first(e, EILSEQ, LB_READ, io->file->path, io->offset, msg);
-    return w->job->continue_on_error & LB_COE_VERIFY ? 0 : END_ERROR;
+    lb_err_first(e, EILSEQ, LB_READ, io->file->path, at.offset, msg);
+    if (w->job->continue_on_error & LB_COE_VERIFY)
+        return 0;
+    if (w->job->verify_fatal)
+        lb_run_stop(w->run, "verify_fatal");
+    return END_ERROR;
 }
 
 /* sync operations (fsync=N, fdatasync=N, end_fsync); only with nothing in flight */
@@ -280,10 +289,40 @@ int complete(struct lb_worker *w, struct lb_io *io, uint64_t t, const bool sync)
 /* When io may be issued: 0 for now, else the clock time to wait for.  The
  * rate is checked at the end of a thinktime pause, as if it had been
  * taken. */
+/* fio's flows: a clone over its weight's share of its flow's I/Os waits
+ * (by flow_sleep); FLOW_SLACK I/Os of lead spare the threads a hand-off
+ * per I/O and change the shares by no more than that. */
+#define FLOW_SLACK 32
+
+static void flow_wait(struct lb_worker *w)
+{
+    struct lb_flow *f = w->flow;
+
+    for (;;) {
+        uint64_t all = atomic_load_explicit(&f->ios, memory_order_relaxed);
+        uint64_t weight = atomic_load_explicit(&f->weight, memory_order_relaxed);
+        double share = weight ? (double)w->job->flow / (double)weight : 1.0;
+        struct timespec ts = { (time_t)(w->flow_sleep_ns / 1000000000u),
+                               (long)(w->flow_sleep_ns % 1000000000u) };
+
+        if ((double)w->flow_ios <= share * (double)all + FLOW_SLACK)
+            break;
+        if (lb_worker_stopping(w) || lb_clock_now() >= w->deadline)
+            return;
+        nanosleep(&ts, NULL);
+    }
+    atomic_fetch_add_explicit(&f->ios, 1, memory_order_relaxed);
+    w->flow_ios++;
+}
+
 static uint64_t pace_until(struct lb_worker *w, const struct lb_io *io)
 {
     unsigned d = io->ddir;
-    uint64_t now = lb_clock_now(), until = now;
+    uint64_t now, until;
+
+    if (w->flow)
+        flow_wait(w);
+    now = until = lb_clock_now();
 
     if (w->think_ns) {
         if (w->think_count && w->think_count % w->think_every == 0)
@@ -661,7 +700,7 @@ void lb_gen_snapshot(struct lb_worker *w)
 
 static int verify_pass(struct lb_worker *w)
 {
-    uint64_t ops = w->gen.pass_ops;
+    uint64_t ops = w->gen.pass_ops - w->gen_snap.pass_ops;
     bool paced = w->paced;
     int end;
 
@@ -696,6 +735,22 @@ int lb_worker_io(struct lb_worker *w)
         end = run_loop(w);
         if (!w->verify_writes || (end != END_PASS && end != END_RUNTIME))
             return end;
+        if (w->backlog_due) {            /* verify_backlog: check, go on */
+            w->backlog_due = false;
+            w->backlog_n = 0;
+            if (end == END_PASS) {
+                v = verify_pass(w);
+                if (v)
+                    return v;
+                continue;
+            }
+        }
+        if (!w->verify_phase) {          /* do_verify=0 */
+            if (end == END_RUNTIME || lb_gen_new_pass(w))
+                return end == END_RUNTIME ? end : END_DONE;
+            continue;
+        }
+        w->backlog_n = 0;
         v = verify_pass(w);
         if (v || end == END_RUNTIME)
             return v ? v : end;

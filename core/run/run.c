@@ -94,7 +94,8 @@ static int check_job(const struct lb_job *j, char *err, size_t errlen)
                  j->cpus_allowed);
         return -EINVAL;
     }
-    if ((j->verify == LB_VERIFY_CRC32C || j->verify == LB_VERIFY_MD5) &&
+    if ((j->verify == LB_VERIFY_CRC32C || j->verify == LB_VERIFY_MD5 ||
+         j->verify == LB_VERIFY_META) &&
         lb_job_bs_min(j, LB_DDIR_ALL) < LB_VHDR_SIZE) {
         snprintf(err, errlen, "verify=%s needs blocks of at least %u bytes",
                  j->verify == LB_VERIFY_MD5 ? "md5" : "crc32c", LB_VHDR_SIZE);
@@ -203,11 +204,41 @@ static void *thread_main(void *arg)
     return NULL;
 }
 
+/* flow_id and flow: each clone joins its flow with its weight. */
+static int flows_setup(struct lb_run *r)
+{
+    for (size_t i = 0; i < r->nw; i++) {
+        struct lb_worker *w = r->w[i];
+        const struct lb_job *j = w->job;
+        unsigned k = 0;
+
+        if (!j->flow)
+            continue;
+        while (k < r->nflows && r->flows[k].id != j->flow_id)
+            k++;
+        if (k == LB_FLOWS_MAX)
+            return lb_run_fail(r, -EINVAL, "more than %d flow_id values in one run",
+                               LB_FLOWS_MAX);
+        if (k == r->nflows) {
+            r->flows[k].id = j->flow_id;
+            r->nflows++;
+        }
+        r->flows[k].weight += j->flow;
+        w->flow = &r->flows[k];
+        w->flow_sleep_ns = (j->flow_sleep ? j->flow_sleep : 10) * 1000;
+        w->paced = true;
+    }
+    return 0;
+}
+
 static int create_threads(struct lb_run *r)
 {
     pthread_attr_t attr;
     int ret = 0;
 
+    ret = flows_setup(r);
+    if (ret)
+        return ret;
     pthread_attr_init(&attr);
     pthread_attr_setstacksize(&attr, THREAD_STACK);
     for (size_t i = 0; i < r->nw && !ret; i++) {

@@ -124,7 +124,13 @@ struct lb_worker {
     struct lb_gen gen, gen_snap, gen_tmp;  /* now; at pass start; swap space */
     uint32_t pass, loops;        /* passes done; the job's loops */
     bool time_based;
-    bool verify_writes;          /* each pass is replayed as checked reads */
+    bool verify_writes;          /* writes carry verify headers */
+    bool verify_phase;           /* ... and each pass is replayed as checked reads */
+    uint64_t backlog, backlog_n; /* verify_backlog; writes since the last check */
+    bool backlog_due;            /* the generator stopped for a backlog check */
+    uint32_t vchunk;             /* bytes under one verify header (0: the block) */
+    struct lb_flow *flow;        /* its flow_id's counts, or NULL */
+    uint64_t flow_ios, flow_sleep_ns;
     bool check_reads;            /* reads are checked (replay, verify_only) */
     bool gen_failed;             /* the op source failed */
     struct lb_bsw bsw[LB_DDIR_N][LB_BSSPLIT_MAX];
@@ -187,6 +193,14 @@ struct lb_jobrun {
 
 enum { RUN_NEW, RUN_PREPARED, RUN_STARTED, RUN_WAITED, RUN_ABORT };
 
+/* Jobs of one flow_id: the I/Os they issued and the sum of their weights. */
+#define LB_FLOWS_MAX 64
+struct lb_flow {
+    uint32_t id;
+    _Atomic uint64_t weight;     /* of the clones still running */
+    _Atomic uint64_t ios;
+};
+
 struct lb_run {
     struct lb_job *jobs;
     size_t njobs;
@@ -218,6 +232,8 @@ struct lb_run {
     void *trace_arg;
     char err[512];
     char note[256];              /* lb_run_note; "" when none */
+    struct lb_flow flows[LB_FLOWS_MAX];
+    unsigned nflows;
 };
 
 #endif

@@ -227,6 +227,9 @@ static void verify_setup(struct lb_worker *w)
 
     lb_verify_cfg_init(&w->vcfg, j->verify, j->verify_pattern);
     w->verify_writes = v && lb_job_writes(j);
+    w->verify_phase = w->verify_writes && j->do_verify;
+    w->backlog = w->verify_phase ? j->verify_backlog : 0;
+    w->vchunk = j->verify_interval > UINT32_MAX ? 0 : (uint32_t)j->verify_interval;
     w->check_reads = v && !w->verify_writes;
 }
 
@@ -436,6 +439,10 @@ static void worker_run(struct lb_worker *w)
             lb_measure_begin(w, start);
         }
         end = lb_worker_io(w);
+        if (w->flow) {                   /* the others share the flow now */
+            atomic_fetch_sub(&w->flow->weight, j->flow);
+            atomic_fetch_sub(&w->flow->ios, w->flow_ios);
+        }
         if (j->end_fsync && w->writes && (end == END_DONE || end == END_RUNTIME))
             lb_sync_files(w, NULL, LB_SYNC_OP);
     }

@@ -108,7 +108,7 @@ Single or double dashes: -rw=read and --rw=read are the same.
   --allow-overwrite         allow writing into files luabench did not create
   --group_reporting         report each group as a whole
   --version, --help
-Accepted and ignored: --eta, --eta-newline, --eta-interval, --latency-log,
+Accepted and ignored: --max-jobs=N, --eta, --eta-newline, --eta-interval, --latency-log,
 --bandwidth-log, --terse-version=3.
 ]]
 
@@ -116,7 +116,8 @@ local FORMATS = {normal = true, json = true, ["json+"] = true, terse = true}
 local NOTED = {eta = true, ["eta-newline"] = true, ["eta-interval"] = true,
                ["latency-log"] = true, ["bandwidth-log"] = true}
 local TAKES_VALUE = {output = true, ["output-format"] = true, section = true,
-                     ["terse-version"] = true, eta = true, ["eta-interval"] = true}
+                     ["terse-version"] = true, eta = true, ["eta-interval"] = true,
+                     ["max-jobs"] = true}
 
 local function usage_error(msg) error("luabench fio: " .. msg, 0) end
 
@@ -145,6 +146,9 @@ local function cli_option(cfg, key, val, argv, i)
   elseif k == "parse-only" then cfg.parse_only = true
   elseif k == "readonly" then cfg.readonly = true
   elseif k == "allow-overwrite" then cfg.allow_overwrite = true
+  elseif k == "max-jobs" then
+    -- sizes fio's shared memory; luabench has no such table: only checked
+    if not val:match("^%d+$") then usage_error("bad value '" .. val .. "' for '--max-jobs'") end
   elseif k == "version" then cfg.exit = 0; io.write(O.version(), "\n")
   elseif k == "help" or k == "h" then cfg.exit = 0; io.write(USAGE)
   elseif NOTED[k] then P.note("'--" .. key .. "' is accepted and ignored")
