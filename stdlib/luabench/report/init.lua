@@ -22,7 +22,12 @@ report.json's schema ("luabench.report/1"):
   { schema = "luabench.report/1", kind = "result" | "results" | "sweep" | "rows" | "table",
     version, time (UTC, ISO 8601), host = {hostname, cpus, physical_cores},
     columns, rows (as above), knee = params|absent, peak = params|absent,
-    stopped_by = string|absent, results = raw result tables (opts.full) }
+    stopped_by = string|absent, params = the sweep's parameters,
+    points = {{params, names, label, values, repeats = {values...},
+               intervals = {iops = {...}, bw =, p50 =, p99 =}}...} (what
+               luabench compare reads: each repeat's values and the
+               representative run's per-interval samples),
+    results = raw result tables (opts.full) }
 
 Units: opts.unit picks "MiB/s" (default), "MB/s", "GiB/s", "GB/s", "KiB/s"
 or "kB/s" for bandwidth in text, Markdown, CSV, SVG and HTML.
@@ -95,7 +100,11 @@ function M.json(x, opts)
     columns = setmetatable(table.move(t.columns, 1, #t.columns, 1, {}), ARRAY),
     rows = setmetatable(table.move(t.rows, 1, #t.rows, 1, {}), ARRAY),
   }
+  if k == "result" or k == "results" or k == "sweep" then
+    doc.points = setmetatable(require("luabench.compare").points(x), ARRAY)
+  end
   if k == "sweep" then
+    doc.params = setmetatable(table.move(x.params or {}, 1, #(x.params or {}), 1, {}), ARRAY)
     doc.knee = x.knee and x.knee.params
     doc.peak = x.peak and x.peak.params
     doc.stopped_by = x.stopped_by
