@@ -51,18 +51,26 @@ local function parse_csv(s)
 end
 local csv = parse_csv(report.csv(sw))
 check(#csv == 5, "csv has %d lines, wanted 5", #csv)
-for j, c in ipairs(t.columns) do check(csv[1][j] == c.key, "csv header %d: %s", j, tostring(csv[1][j])) end
+local want_head = {rw = "rw", numjobs = "numjobs", iops = "iops", bw = "bw_MiBps", p50 = "p50_us",
+                   p99 = "p99_us", ["p99.9"] = "p99.9_us", lat_mean = "lat_mean_us",
+                   usr_cpu = "usr_cpu_pct", sys_cpu = "sys_cpu_pct"}
+for j, c in ipairs(t.columns) do
+  check(csv[1][j] == (want_head[c.key] or csv[1][j]), "csv header %d: %s", j, tostring(csv[1][j]))
+end
 for i = 1, 4 do
   local rec = {}
-  for j, c in ipairs(t.columns) do rec[c.key] = csv[i + 1][j] end
+  for j in ipairs(t.columns) do rec[csv[1][j]] = csv[i + 1][j] end
   check(rec.rw == t.rows[i].rw and tonumber(rec.numjobs) == t.rows[i].numjobs, "csv row %d", i)
-  check(math.abs(tonumber(rec.bw) - t.rows[i].bw) <= 1e-5 * t.rows[i].bw, "csv bw %s", rec.bw)
-  check(math.abs(tonumber(rec.p99) - t.rows[i].p99) <= 1e-5 * t.rows[i].p99, "csv p99 %s", rec.p99)
+  check(math.abs(tonumber(rec.bw_MiBps) * 1048576 - t.rows[i].bw) <= 1e-5 * t.rows[i].bw, "csv bw %s", rec.bw_MiBps)
+  check(math.abs(tonumber(rec.p99_us) * 1e3 - t.rows[i].p99) <= 1e-5 * t.rows[i].p99, "csv p99 %s", rec.p99_us)
+  check(math.abs(tonumber(rec.iops) - t.rows[i].iops) <= 1e-5 * t.rows[i].iops, "csv iops %s", rec.iops)
 end
-local mib = parse_csv(report.csv(sw, {unit = "MiB/s"}))
+local raw = parse_csv(report.csv(sw, {raw = true}))
+for j, c in ipairs(t.columns) do check(raw[1][j] == c.key, "raw csv header %d: %s", j, tostring(raw[1][j])) end
+local mb = parse_csv(report.csv(sw, {unit = "MB/s"}))
 local bwcol
-for j, k in ipairs(mib[1]) do if k == "bw_MiB/s" then bwcol = j end end
-check(bwcol and math.abs(tonumber(mib[2][bwcol]) * 1048576 - t.rows[1].bw) <= 1e-4 * t.rows[1].bw, "csv in MiB/s")
+for j, k in ipairs(mb[1]) do if k == "bw_MBps" then bwcol = j end end
+check(bwcol and math.abs(tonumber(mb[2][bwcol]) * 1e6 - t.rows[1].bw) <= 1e-4 * t.rows[1].bw, "csv in MB/s")
 
 -- SVG: a strict tag balance check, then a real XML parser when there is one
 local function balanced(s)
@@ -100,7 +108,19 @@ check(lines[3]:find("^| Sequential Read | [%d.]+ MiB/s | [%d.]+ MiB/s |$"), "mar
 check(lines[4]:find("^| Random Read | "), "markdown row: %s", lines[4])
 local iops = report.markdown(sw, {rows = "rw", cols = "numjobs", metric = "iops"})
 check(iops:find("^| IOPS/Threads |"), "iops header")
-check(report.markdown(sw, {rows = "rw", cols = "numjobs", unit = "MB/s"}):find(" MB/s |"), "MB/s cells")
+check(report.markdown(sw, {rows = "rw", cols = "numjobs", metric = "bw", unit = "MB/s"}):find(" MB/s |"),
+      "MB/s cells")
+-- the metric by block size: IOPS for 4k, bandwidth for 1M; the knee marked
+check(report.markdown(sw, {rows = "rw", cols = "numjobs"}):find("^| IOPS/Threads |"), "4k: IOPS by default")
+local big = sweep.run{
+  base = {name = "rep", engine = "null", bs = "1m", size = "1g", time_based = true, runtime = "100ms"},
+  vary = {{"numjobs", {1, 2, 4}}}, progress = false,
+  stop = sweep.knee{bw_gain = 100},   -- no step gains 100x: the knee is the first point
+}
+local bigmd = report.markdown(big)
+check(bigmd:find("^| Bandwidth/Threads |"), "1M: bandwidth by default:\n%s", bigmd)
+check(bigmd:find("| [%d.]+ MiB/s %(knee%) |"), "the knee cell is marked:\n%s", bigmd)
+T.eq(select(2, bigmd:gsub("%(knee%)", "")), 1, "one knee")
 
 -- plain rows give the same layout: the guide's single-node baseline
 local baseline = {}

@@ -61,24 +61,37 @@ local function csv_field(v)
   return s
 end
 
---[[ report.csv(x [, opts]): RFC 4180, a header of column keys, then raw
-numbers (bw B/s, latencies ns).  With opts.unit the bw column is in that
-unit and its header says so ("bw_MiB/s"). ]]
+-- A CSV header's unit suffix and the divisor of a column's raw values.
+local function csv_unit(c, unit)
+  if c.key == "bw" then return "_" .. unit:gsub("/s$", "ps"), UNITS[unit] end
+  if c.unit == "ns" then return "_us", 1e3 end
+  if c.unit == "%" then return "_pct", 1 end
+  return "", 1
+end
+
+--[[ report.csv(x [, opts]): RFC 4180, every column of report.table, a
+header of column keys with their unit (iops, bw_MiBps, p50_us, p99_us,
+lat_mean_us, usr_cpu_pct, ...), then numbers in those units: bandwidth in
+opts.unit (MiB/s by default; "MB/s" gives bw_MBps), latencies in
+microseconds.  opts.raw = true: bare keys, bw in B/s, latencies in ns. ]]
 function M.csv(x, opts)
   opts = opts or {}
   check_kind(x, 2)
   local t = tbl.table(x, opts)
-  local div = opts.unit and (UNITS[opts.unit] or error("unknown unit '" .. opts.unit .. "'", 2))
-  local head = {}
+  local unit = opts.unit or "MiB/s"
+  if not UNITS[unit] then error("unknown unit '" .. tostring(unit) .. "'", 2) end
+  local head, divs = {}, {}
   for j, c in ipairs(t.columns) do
-    head[j] = csv_field((c.key == "bw" and div) and ("bw_" .. opts.unit) or c.key)
+    local suffix, div = csv_unit(c, unit)
+    if opts.raw then suffix, div = "", 1 end
+    head[j], divs[j] = csv_field(c.key .. suffix), div
   end
   local lines = {table.concat(head, ",")}
   for _, r in ipairs(t.rows) do
     local cs = {}
     for j, c in ipairs(t.columns) do
       local v = r[c.key]
-      if c.key == "bw" and div and v then v = v / div end
+      if type(v) == "number" and divs[j] ~= 1 then v = v / divs[j] end
       cs[j] = csv_field(v)
     end
     lines[#lines + 1] = table.concat(cs, ",")
