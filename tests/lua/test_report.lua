@@ -28,6 +28,23 @@ for i, r in ipairs(doc.rows) do
   check(math.abs(r.bw - t.rows[i].bw) <= 1e-9 * t.rows[i].bw + 1, "json row %d bw", i)
 end
 check(doc.peak and doc.peak.rw, "json peak params")
+-- where it ran, what ran, and the hooks before each point
+local env = doc.environment
+check(env and env.luabench == lb.version and env.kernel and #env.kernel > 0 and env.clock, "environment")
+check(env.cpus and env.cpus > 0 and env.hostname, "environment: host")
+check(doc.base and doc.base.bs == "4k" and doc.params[1] == "rw", "the sweep's base and parameters")
+check(#doc.points == 4 and doc.points[1].params.rw and #doc.points[1].repeats == 1, "points")
+local cache = require "luabench.cache"
+local hooked = sweep.run{
+  base = {name = "h", engine = "null", bs = "4k", size = "1m", rw = "read", directory = dir},
+  vary = {{"numjobs", {1, 2}}}, progress = false,
+  before_each = function() cache.exec{cmd = "echo hook-ran"} end,
+}
+local hdoc = lb.json_decode(report.json(hooked))
+check(hdoc.points[2].hooks and hdoc.points[2].hooks[1].cmd == "echo hook-ran", "the hook log of a point")
+local fs = hdoc.environment.fs
+check(fs and fs.mount and fs.type and hdoc.environment.dir == dir, "the file system of %s", dir)
+if dir:find("^/dev/shm/") then T.eq(fs.type, "tmpfs", "/dev/shm's file system") end
 local one = lb.json_decode(report.json(sw.points[1].result, {full = true}))
 check(one.kind == "result" and #one.rows == 1 and one.results[1].read, "json of a result")
 

@@ -22,11 +22,14 @@ report.json's schema ("luabench.report/1"):
   { schema = "luabench.report/1", kind = "result" | "results" | "sweep" | "rows" | "table",
     version, time (UTC, ISO 8601), host = {hostname, cpus, physical_cores},
     columns, rows (as above), knee = params|absent, peak = params|absent,
-    stopped_by = string|absent, params = the sweep's parameters,
+    stopped_by = string|absent, params = the sweep's parameters, base = its base spec,
+    environment = {luabench, commit, kernel, cpu, clock, hostname, cpus, dir,
+                   fs = {mount, type, source, options}} (where the runs ran),
     points = {{params, names, label, values, repeats = {values...},
                intervals = {iops = {...}, bw =, p50 =, p99 =}}...} (what
                luabench compare reads: each repeat's values and the
-               representative run's per-interval samples),
+               representative run's per-interval samples; hooks: the
+               cache hooks run before the point),
     results = raw result tables (opts.full) }
 
 Units: opts.unit picks "MiB/s" (default), "MB/s", "GiB/s", "GB/s", "KiB/s"
@@ -115,6 +118,13 @@ function M.json(x, opts)
   }
   if k == "result" or k == "results" or k == "sweep" then
     doc.points = setmetatable(require("luabench.compare").points(x), ARRAY)
+    doc.environment = tbl.environment(x)
+  end
+  if k == "sweep" then
+    for i, p in ipairs(x.points) do
+      doc.points[i].hooks = p.hooks and #p.hooks > 0 and p.hooks or nil
+    end
+    doc.base = x.base
   end
   if k == "sweep" then
     doc.params = setmetatable(table.move(x.params or {}, 1, #(x.params or {}), 1, {}), ARRAY)
