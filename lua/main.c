@@ -27,6 +27,7 @@
 #include "host.h"
 #include "lb.h"
 #include "mpi.h"
+#include "lb_commit.h"
 
 static const char usage[] =
 "usage: luabench [options] SCRIPT.lua [key=value ...]\n"
@@ -40,7 +41,7 @@ static const char usage[] =
 "\n"
 "options:\n"
 "  -h, --help          this text, with every workload option\n"
-"  -v, --version       print the version\n"
+"  -v, --version       print the version and the git commit of the build\n"
 "  --list-engines      each I/O engine and whether this kernel runs it\n"
 "  -q, --quiet         no progress line, no notes\n"
 "  --readonly          open no file for writing and create none\n"
@@ -292,7 +293,7 @@ static int parse_args(lua_State *L, int argc, char **argv, struct cmdline *cl)
             print_help();
             return LB_EXIT_OK;
         } else if (!strcmp(a, "-v") || !strcmp(a, "--version")) {
-            printf("luabench %s\n", LB_VERSION);
+            printf("luabench %s (commit %s)\n", LB_VERSION, LB_COMMIT);
             return LB_EXIT_OK;
         } else if (!strcmp(a, "--list-engines")) {
             return list_engines();
