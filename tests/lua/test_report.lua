@@ -114,6 +114,61 @@ if rc then
                    svgpath .. "'"), "python3 could not parse the SVG")
 end
 
+-- Chart layout, read back from the SVG: two modes whose p99s are decades apart
+local function chart_table()
+  local rows = {}
+  local bwv = {shared = {1, 1.9, 3.5, 3.6}, independent = {1.2, 2.3, 4.4, 8.0}}
+  local p99v = {shared = {8e3, 9e3, 12e3, 40e3}, independent = {2e6, 2.5e6, 3e6, 9e6}}
+  for _, mode in ipairs({"shared", "independent"}) do
+    for i, n in ipairs({1, 2, 4, 8}) do
+      local mark = (mode == "shared" and n == 4 or mode == "independent" and n == 2) and "knee" or
+                   (mode == "independent" and n == 8) and "peak" or ""
+      rows[#rows + 1] = {mode = mode, numjobs = n, bw = bwv[mode][i] * 2^30, p99 = p99v[mode][i], mark = mark}
+    end
+  end
+  return {columns = {{key = "mode", title = "mode", unit = ""}, {key = "numjobs", title = "numjobs", unit = ""},
+                     {key = "bw", title = "BW", unit = "B/s"}, {key = "p99", title = "p99", unit = "ns"},
+                     {key = "mark", title = "", unit = ""}}, rows = rows}
+end
+local function rect(svgs, class)
+  local tag = svgs:match('<rect class="' .. class .. '"[^>]*>')
+  check(tag, "no rect of class %s", class)
+  local n = {}
+  for _, k in ipairs({"x", "y", "width", "height"}) do n[k] = tonumber(tag:match(' ' .. k .. '="([%d.]+)"')) end
+  return n
+end
+local chart = report.svg(chart_table(), {x = "numjobs", y = {"bw", "p99"}, unit = "GiB/s", subtitle = "rw=read, bs=1M"})
+check(balanced(chart), "chart tags are not balanced")
+local plot, legend = rect(chart, "plot%-box"), rect(chart, "legend%-box")
+local H = tonumber(chart:match('<svg[^>]* height="(%d+)"'))
+check(legend.y >= plot.y + plot.height or legend.x >= plot.x + plot.width or
+      legend.x + legend.width <= plot.x or legend.y + legend.height <= plot.y,
+      "the legend box overlaps the plot box")
+check(legend.y + legend.height <= H, "the legend is inside the picture")
+check(chart:find(">knee %(mode=shared%)<") and chart:find(">knee %(mode=independent%)<"), "knees labelled by series")
+check(chart:find(">peak %(mode=independent%)<"), "peak labelled by series")
+check(chart:find('class="subtitle"[^>]*>rw=read, bs=1M<'), "subtitle")
+check(chart:find(">p99 latency %(log scale%)<"), "p99 spanning 3 decades is on a log axis")
+check(chart:find('class="y%-tick"[^>]*>10us<') and chart:find('class="y%-tick"[^>]*>1ms<'), "log ticks with units")
+local decs = {}
+for label in chart:gmatch('class="y%-tick" x="7%d"[^>]*>([^<]*)<') do decs[#(label:match("%.(%d*)$") or "")] = true end
+local ndec = 0
+for _ in pairs(decs) do ndec = ndec + 1 end
+T.eq(ndec, 1, "left ticks share their decimals")
+check(chart:find(">bandwidth %(GiB/s%)<"), "bandwidth axis names its unit")
+local strokes = {}
+for st, dash in chart:gmatch('<polyline fill="none" stroke="([^"]+)" stroke%-width="2"([^/]*)points') do
+  strokes[#strokes + 1] = {st, dash:find("dasharray") ~= nil}
+end
+T.eq(#strokes, 4, "two series x two metrics")
+check(strokes[1][1] == strokes[3][1] and not strokes[1][2] and strokes[3][2], "one hue per series, p99 dashed")
+check(strokes[1][1] ~= strokes[2][1], "series differ in hue")
+local lin = report.svg(chart_table(), {x = "numjobs", y = {"bw", "p99"}, log = false})
+check(not lin:find("log scale") and lin:find(">p99 latency %(ms%)<"), "log = false keeps the axis linear")
+local sub = report.subtitle(sw)
+check(sub:find("bs=4k", 1, true) and sub:find("ioengine=null", 1, true) and not sub:find("numjobs=", 1, true),
+      "a sweep's subtitle: %s", sub)
+
 -- Markdown in the guide's layout
 local md = report.markdown(sw, {rows = "rw", cols = "numjobs", metric = "bw", unit = "MiB/s"})
 local lines = {}

@@ -49,7 +49,7 @@ for _, k in ipairs({"num", "fmt_iops", "fmt_bw", "fmt_ns", "fmt_s", "fmt_bytes",
 end
 M.table = tbl.table
 M.text, M.text_table, M.markdown = text.text, text.text_table, text.markdown
-M.svg, M.html = svg.svg, svg.html
+M.svg, M.html, M.subtitle = svg.svg, svg.html, svg.subtitle
 
 local UNITS = metrics.UNITS
 local check_kind = tbl.check_kind
