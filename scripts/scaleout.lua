@@ -318,6 +318,19 @@ local function md_mode(doc, mode, out)
     cs[#cs + 1] = r.mark
     out[#out + 1] = "| " .. table.concat(cs, " | ") .. " |"
   end
+  local cold = doc.hot_vs_cold and doc.hot_vs_cold[mode]
+  if cold then
+    local cs = {tostring(cold.numjobs)}
+    if indep then cs[#cs + 1] = "" end
+    cs[#cs + 1] = string.format("%.2f", scaleout.gib(cold.cold_bw_bytes))
+    cs[#cs + 1] = string.format("%.1f", scaleout.gbps(cold.cold_bw_bytes))
+    cs[#cs + 1] = ""
+    cs[#cs + 1] = ""
+    cs[#cs + 1] = ""
+    if eff then cs[#cs + 1] = "" end
+    cs[#cs + 1] = "cold cache"
+    out[#out + 1] = "| " .. table.concat(cs, " | ") .. " |"
+  end
   out[#out + 1] = ""
   out[#out + 1] = mode_summary(doc, mode) .. "."
   out[#out + 1] = ""
@@ -330,6 +343,32 @@ local function markdown(doc)
   for _, mode in ipairs(P.modes) do md_mode(doc, mode, out) end
   for _, n in ipairs(doc.notes or {}) do out[#out + 1] = "Note: " .. n .. "\n" end
   return table.concat(out, "\n")
+end
+
+-- Every mode's points in one table (a mode and a cache column), the
+-- cold-cache runs as rows of their own: what the CSV and HTML show.
+local function all_table(doc)
+  local cols = {{key = "mode", title = "mode", unit = ""}, {key = "cache", title = "cache", unit = ""}}
+  for _, c in ipairs(COLUMNS) do cols[#cols + 1] = c end
+  local rows = {}
+  for _, mode in ipairs(P.modes) do
+    for _, r in ipairs(mode_table(doc, mode).rows) do
+      r.mode, r.cache = mode, R.state
+      rows[#rows + 1] = r
+    end
+    local cold = doc.hot_vs_cold and doc.hot_vs_cold[mode]
+    if cold then
+      rows[#rows + 1] = {mode = mode, cache = "cold", numjobs = cold.numjobs, bw = cold.cold_bw_bytes,
+                         gbps = string.format("%.1f", scaleout.gbps(cold.cold_bw_bytes)), mark = ""}
+    end
+  end
+  return {columns = cols, rows = rows}
+end
+
+local function subtitle(doc)
+  return string.format("rw=%s, bs=%s, ioengine=%s, direct=%d, runtime=%s, cache=%s, %s, %s, %s",
+                       P.rw, P.bs, R.engine, P.direct and 1 or 0, tostring(P.runtime), R.state,
+                       doc.topology, lb.hostname(), doc.time)
 end
 
 local function svg(doc)
@@ -348,7 +387,7 @@ local function svg(doc)
                         {key = "mark", title = "", unit = ""}}, rows = rows}
   return report.svg(t, {x = "numjobs", y = {"bw", "p99"}, unit = "GiB/s",
                         title = "Scale-out read " .. doc.topology ..
-                                ": bandwidth and p99 by numjobs"})
+                                ": bandwidth and p99 by numjobs", subtitle = subtitle(doc)})
 end
 
 -- ---------------------------------------------------------------- main
@@ -392,7 +431,13 @@ local function main()
     report.write(P.out .. ".json", lb.json(doc, true) .. "\n")
     report.write(P.out .. ".md", markdown(doc))
     report.write(P.out .. ".svg", svg(doc))
-    print(string.format("wrote %s.json, %s.md and %s.svg", P.out, P.out, P.out))
+    local all = all_table(doc)
+    report.write(P.out .. ".csv", report.csv(all, {unit = "GiB/s"}))
+    report.write(P.out .. ".html", report.html(all, {unit = "GiB/s", chart = svg(doc),
+                                                     title = "Scale-out read " .. doc.topology,
+                                                     subtitle = subtitle(doc)}))
+    print(string.format("wrote %s.json, %s.md, %s.csv, %s.svg and %s.html", P.out, P.out, P.out,
+                        P.out, P.out))
   end
   return 0
 end

@@ -21,7 +21,17 @@ for w in "Shared-file mode" "Independent-file mode" "clat p99" "peak: numjobs=" 
   contains "$out" "$w" "scaleout stdout"
 done
 [ -z "$(ls -d "$tmp"/luabench-scaleout.* 2>/dev/null)" ] || fail "temporary data directory left behind"
-for f in r.json r.md r.svg; do [ -s "$tmp/$f" ] || fail "out= did not write $f"; done
+for f in r.json r.md r.svg r.csv r.html; do [ -s "$tmp/$f" ] || fail "out= did not write $f"; done
+head -1 "$tmp/r.csv" | grep -q '^mode,cache,numjobs,threads,bw_GiBps,gbps,iops,p50_us,p99_us,' ||
+  fail "CSV header: $(head -1 "$tmp/r.csv")"
+[ "$(grep -c '^independent,' "$tmp/r.csv")" -eq 3 ] || fail "CSV rows of the independent mode"
+grep -q '<svg' "$tmp/r.html" || fail "the HTML page has no chart"
+
+# cache=hot,cold: the cold runs are rows of their own
+"$LUABENCH" --quiet "$S" files=2 file_size=1m runtime=0.2s numjobs_shared=1 modes=shared \
+  cache=hot,cold drop=files out="$tmp/hc" >/dev/null || fail "scaleout cache=hot,cold"
+grep -q '^shared,cold,1,' "$tmp/hc.csv" || fail "no cold row in the CSV: $(cat "$tmp/hc.csv")"
+grep -q '| cold cache |$' "$tmp/hc.md" || fail "no cold row in the Markdown: $(cat "$tmp/hc.md")"
 
 python3 - "$tmp/r.json" <<'PY' || fail "JSON check"
 import json, sys
