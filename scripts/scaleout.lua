@@ -52,12 +52,16 @@ local P = script.params(script.spec({
    help = "knee: a doubling of numjobs adding less bandwidth than this share"},
   {"p99_growth", type = "number", min = 1, default = 2.0,
    help = "knee: or p99 growing more than this factor per doubling"},
+  {"confidence", type = "number", min = 0.5, default = 0.95,
+   help = "knee: the confidence a step's gain or p99 growth is judged at (1: the values alone)"},
+  {"repeat", type = "int", min = 1, default = 1,
+   help = "runs of every point (the median is shown; the knee uses them all)"},
 }, script.CACHE_PARAMS, {
   {"workers", default = "1", help = "x in the topology label xW/yC (cache workers)"},
   {"clients", type = "int", min = 1, shown = "lb.size: the MPI ranks, 1 without MPI",
    help = "y in the topology label xW/yC (client nodes)"},
   {"baseline", help = "JSON of a one-client run (out=...) to compute scaling efficiency"},
-  {"out", help = "write PREFIX.json, PREFIX.md and PREFIX.svg"},
+  {"out", help = "write PREFIX.json, PREFIX.md, PREFIX.csv, PREFIX.svg and PREFIX.html"},
   {"unit", default = "MiB/s", choices = {"KiB/s", "MiB/s", "GiB/s", "kB/s", "MB/s", "GB/s"},
    help = "bandwidth unit of the text tables"},
 }), {about = "The scale-out fio procedure of the storage guide: a numjobs sweep in " ..
@@ -95,7 +99,8 @@ end
 local R = {}
 
 local function knee_rule()
-  local k = sweep.knee{bw_gain = P.bw_gain, p99_growth = P.p99_growth}
+  local k = sweep.knee{bw_gain = P.bw_gain, p99_growth = P.p99_growth,
+                       confidence = P.confidence < 1 and P.confidence or false}
   if P.stop == "knee" then return k end
   -- The knee is still named at the end, but every point runs.
   return setmetatable({axis = "numjobs", metric = k.metric, finish = k.finish},
@@ -144,6 +149,7 @@ local function run_mode(mode)
       R.cache.prepare(R.state)
     end,
     stop = knee_rule(),
+    repeat_n = P["repeat"],
     unit = P.unit,
   }
   return sw, threads
@@ -394,6 +400,7 @@ end
 
 local function main()
   script.check_out(P.out)
+  if P.confidence > 1 then script.usage_error("confidence must be at most 1, not %g", P.confidence) end
   local baseline = P.baseline and load_baseline(P.baseline)
   local compare
   R.state, compare = cache_states()

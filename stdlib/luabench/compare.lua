@@ -428,6 +428,21 @@ local function compare_metric(a, b, m, opts)
   return out
 end
 
+--[[ compare.step(a, b, metric, confidence) -> {ratio=, lo=, hi=, source=,
+n_a=, n_b=} for two points of a sweep (sweep.run's points: repeats and the
+intervals of the representative run): what sweep.knee judges a step by.
+lo and hi are nil when the samples cannot give an interval. ]]
+function M.step(a, b, metric, confidence)
+  if not (a.result and b.result) then return {} end
+  local function as_point(p)
+    if not p._compare then
+      p._compare = point_of(p.params, {}, p.label, p.result, p.repeats or {p.result})
+    end
+    return p._compare
+  end
+  return compare_metric(as_point(a), as_point(b), metric, {confidence = confidence or 0.95, threshold = 0})
+end
+
 local function check_opts(opts)
   opts = opts or {}
   local c = opts.confidence or 0.95

@@ -2,7 +2,8 @@
 # Description: scripts/scaleout.lua runs the storage guide's scale-out
 # procedure on a tiny data set: with out=PREFIX it writes a JSON with both
 # file access modes (points, peak, knee) and the higher peak as headline, a
-# Markdown peak table with the guide's columns and a well-formed SVG; the
+# Markdown peak table with the guide's columns, a CSV with units and
+# cold-cache rows, an HTML page and a well-formed SVG; the
 # cache hooks run before every point (load, then poll until SUCCEEDED) and a
 # baseline gives scaling efficiency; the temporary data directory is gone
 # afterwards; help=1 lists the parameters; an unknown one exits 2 with one
