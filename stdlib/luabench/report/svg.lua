@@ -59,6 +59,7 @@ local function y_scale(metric, unit, maxv)
   if metric == "iops" then return 1, "IOPS" end
   if metrics.known(metric) then
     if (maxv or 0) >= 1e6 then return 1e6, "ms" end
+    if (maxv or 0) < 1e3 then return 1, "ns" end
     return 1e3, "us"
   end
   return 1, ""
@@ -229,15 +230,13 @@ local function svg_lines(c, yi, y, scale)
   end
 end
 
--- Knee lines and peak rings, each labelled with its series; labels of
--- points at the same x are stacked.
+-- Knee lines and peak rings, each labelled with its series; every label
+-- has a line of its own at the top of the plot.
 local function svg_marks(c)
-  local used = {}
   local many = #(c.order or {}) > 1
-  for _, l in ipairs(c.labels) do
+  for slot, l in ipairs(c.labels) do
+    slot = slot - 1
     local name = l.what .. (many and l.series ~= "" and " (" .. l.series .. ")" or "")
-    local slot = used[math.floor(l.x)] or 0
-    used[math.floor(l.x)] = slot + 1
     if l.what == "knee" then
       c.add('<line class="knee" x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="%s" stroke-dasharray="2,3"/>',
             l.x, c.T, l.x, c.T + c.ph, l.color)
