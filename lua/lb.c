@@ -24,6 +24,7 @@
 #include "histlib.h"
 #include "host.h"
 #include "json.h"
+#include "lb_commit.h"
 #include "lb.h"
 #include "mpi.h"
 #include "result.h"
@@ -414,6 +415,8 @@ int luaopen_luabench(lua_State *L)
     lb_train_open(L);
     lua_pushstring(L, LB_VERSION);
     lua_setfield(L, -2, "version");
+    lua_pushstring(L, LB_COMMIT);
+    lua_setfield(L, -2, "commit");
     lua_pushboolean(L, lb_host.quiet);
     lua_setfield(L, -2, "quiet");
     lua_pushboolean(L, lb_host.readonly);

@@ -27,18 +27,21 @@
 #include "host.h"
 #include "lb.h"
 #include "mpi.h"
+#include "lb_commit.h"
 
 static const char usage[] =
 "usage: luabench [options] SCRIPT.lua [key=value ...]\n"
 "       luabench [options] --fio JOBFILE... [--fio-option=value ...]\n"
 "       luabench fio [fio command-line options]\n"
+"       luabench compare [options] A.json B.json [C.json ...]\n"
 "\n"
 "Runs a benchmark scenario written in Lua; the key=value pairs reach the\n"
 "script in the global table 'args'.  Workloads use fio's option names.\n"
+"luabench compare says whether B beats A (see luabench compare --help).\n"
 "\n"
 "options:\n"
 "  -h, --help          this text, with every workload option\n"
-"  -v, --version       print the version\n"
+"  -v, --version       print the version and the git commit of the build\n"
 "  --list-engines      each I/O engine and whether this kernel runs it\n"
 "  -q, --quiet         no progress line, no notes\n"
 "  --readonly          open no file for writing and create none\n"
@@ -236,11 +239,13 @@ static int run_script(lua_State *L, const char *script, char **argv, int argc)
     return run_chunk(L, 0);
 }
 
-/* luabench --fio FILE... / luabench fio ...: luabench.fio's main(argv). */
-static int run_fio(lua_State *L, char **argv, int argc, const char *first)
+/* luabench --fio FILE... / luabench fio ...: luabench.fio's main(argv);
+ * luabench compare ...: luabench.compare's. */
+static int run_module(lua_State *L, const char *module, char **argv, int argc,
+                      const char *first)
 {
     lua_getglobal(L, "require");
-    lua_pushstring(L, "luabench.fio");
+    lua_pushstring(L, module);
     if (lua_pcall(L, 1, 1, 0) != LUA_OK)
         return report_error(L, LUA_ERRRUN);
     lua_getfield(L, -1, "main");
@@ -259,7 +264,8 @@ static int run_fio(lua_State *L, char **argv, int argc, const char *first)
 
 /* What the command line asks for. */
 struct cmdline {
-    int fio_mode;          /* 0 a script, 1 --fio FILE..., 2 luabench fio ... */
+    int fio_mode;          /* 0 a script, 1 --fio FILE..., 2 luabench fio ...,
+                              3 luabench compare ... */
     int first;             /* argv index of the script or of fio's arguments */
 };
 
@@ -287,7 +293,7 @@ static int parse_args(lua_State *L, int argc, char **argv, struct cmdline *cl)
             print_help();
             return LB_EXIT_OK;
         } else if (!strcmp(a, "-v") || !strcmp(a, "--version")) {
-            printf("luabench %s\n", LB_VERSION);
+            printf("luabench %s (commit %s)\n", LB_VERSION, LB_COMMIT);
             return LB_EXIT_OK;
         } else if (!strcmp(a, "--list-engines")) {
             return list_engines();
@@ -310,6 +316,9 @@ static int parse_args(lua_State *L, int argc, char **argv, struct cmdline *cl)
     }
     if (!cl->fio_mode && i < argc && !strcmp(argv[i], "fio")) {
         cl->fio_mode = 2;
+        i++;
+    } else if (!cl->fio_mode && i < argc && !strcmp(argv[i], "compare")) {
+        cl->fio_mode = 3;
         i++;
     }
     if (!cl->fio_mode && i >= argc) {
@@ -375,9 +384,11 @@ static int run(lua_State *L, int argc, char **argv, const struct cmdline *cl)
 {
     int i = cl->first;
     if (cl->fio_mode == 1)
-        return run_fio(L, argv + i, argc - i, "--fio");
+        return run_module(L, "luabench.fio", argv + i, argc - i, "--fio");
     if (cl->fio_mode == 2)
-        return run_fio(L, argv + i, argc - i, NULL);
+        return run_module(L, "luabench.fio", argv + i, argc - i, NULL);
+    if (cl->fio_mode == 3)
+        return run_module(L, "luabench.compare", argv + i, argc - i, NULL);
     return run_script(L, argv[i], argv + i + 1, argc - i - 1);
 }
 

@@ -52,12 +52,16 @@ local P = script.params(script.spec({
    help = "knee: a doubling of numjobs adding less bandwidth than this share"},
   {"p99_growth", type = "number", min = 1, default = 2.0,
    help = "knee: or p99 growing more than this factor per doubling"},
+  {"confidence", type = "number", min = 0.5, default = 0.95,
+   help = "knee: the confidence a step's gain or p99 growth is judged at (1: the values alone)"},
+  {"repeat", type = "int", min = 1, default = 1,
+   help = "runs of every point (the median is shown; the knee uses them all)"},
 }, script.CACHE_PARAMS, {
   {"workers", default = "1", help = "x in the topology label xW/yC (cache workers)"},
   {"clients", type = "int", min = 1, shown = "lb.size: the MPI ranks, 1 without MPI",
    help = "y in the topology label xW/yC (client nodes)"},
   {"baseline", help = "JSON of a one-client run (out=...) to compute scaling efficiency"},
-  {"out", help = "write PREFIX.json, PREFIX.md and PREFIX.svg"},
+  {"out", help = "write PREFIX.json, PREFIX.md, PREFIX.csv, PREFIX.svg and PREFIX.html"},
   {"unit", default = "MiB/s", choices = {"KiB/s", "MiB/s", "GiB/s", "kB/s", "MB/s", "GB/s"},
    help = "bandwidth unit of the text tables"},
 }), {about = "The scale-out fio procedure of the storage guide: a numjobs sweep in " ..
@@ -95,7 +99,8 @@ end
 local R = {}
 
 local function knee_rule()
-  local k = sweep.knee{bw_gain = P.bw_gain, p99_growth = P.p99_growth}
+  local k = sweep.knee{bw_gain = P.bw_gain, p99_growth = P.p99_growth,
+                       confidence = P.confidence < 1 and P.confidence or false}
   if P.stop == "knee" then return k end
   -- The knee is still named at the end, but every point runs.
   return setmetatable({axis = "numjobs", metric = k.metric, finish = k.finish},
@@ -144,6 +149,7 @@ local function run_mode(mode)
       R.cache.prepare(R.state)
     end,
     stop = knee_rule(),
+    repeat_n = P["repeat"],
     unit = P.unit,
   }
   return sw, threads
@@ -318,6 +324,19 @@ local function md_mode(doc, mode, out)
     cs[#cs + 1] = r.mark
     out[#out + 1] = "| " .. table.concat(cs, " | ") .. " |"
   end
+  local cold = doc.hot_vs_cold and doc.hot_vs_cold[mode]
+  if cold then
+    local cs = {tostring(cold.numjobs)}
+    if indep then cs[#cs + 1] = "" end
+    cs[#cs + 1] = string.format("%.2f", scaleout.gib(cold.cold_bw_bytes))
+    cs[#cs + 1] = string.format("%.1f", scaleout.gbps(cold.cold_bw_bytes))
+    cs[#cs + 1] = ""
+    cs[#cs + 1] = ""
+    cs[#cs + 1] = ""
+    if eff then cs[#cs + 1] = "" end
+    cs[#cs + 1] = "cold cache"
+    out[#out + 1] = "| " .. table.concat(cs, " | ") .. " |"
+  end
   out[#out + 1] = ""
   out[#out + 1] = mode_summary(doc, mode) .. "."
   out[#out + 1] = ""
@@ -330,6 +349,32 @@ local function markdown(doc)
   for _, mode in ipairs(P.modes) do md_mode(doc, mode, out) end
   for _, n in ipairs(doc.notes or {}) do out[#out + 1] = "Note: " .. n .. "\n" end
   return table.concat(out, "\n")
+end
+
+-- Every mode's points in one table (a mode and a cache column), the
+-- cold-cache runs as rows of their own: what the CSV and HTML show.
+local function all_table(doc)
+  local cols = {{key = "mode", title = "mode", unit = ""}, {key = "cache", title = "cache", unit = ""}}
+  for _, c in ipairs(COLUMNS) do cols[#cols + 1] = c end
+  local rows = {}
+  for _, mode in ipairs(P.modes) do
+    for _, r in ipairs(mode_table(doc, mode).rows) do
+      r.mode, r.cache = mode, R.state
+      rows[#rows + 1] = r
+    end
+    local cold = doc.hot_vs_cold and doc.hot_vs_cold[mode]
+    if cold then
+      rows[#rows + 1] = {mode = mode, cache = "cold", numjobs = cold.numjobs, bw = cold.cold_bw_bytes,
+                         gbps = string.format("%.1f", scaleout.gbps(cold.cold_bw_bytes)), mark = ""}
+    end
+  end
+  return {columns = cols, rows = rows}
+end
+
+local function subtitle(doc)
+  return string.format("rw=%s, bs=%s, ioengine=%s, direct=%d, runtime=%s, cache=%s, %s, %s, %s",
+                       P.rw, P.bs, R.engine, P.direct and 1 or 0, tostring(P.runtime), R.state,
+                       doc.topology, lb.hostname(), doc.time)
 end
 
 local function svg(doc)
@@ -348,13 +393,14 @@ local function svg(doc)
                         {key = "mark", title = "", unit = ""}}, rows = rows}
   return report.svg(t, {x = "numjobs", y = {"bw", "p99"}, unit = "GiB/s",
                         title = "Scale-out read " .. doc.topology ..
-                                ": bandwidth and p99 by numjobs"})
+                                ": bandwidth and p99 by numjobs", subtitle = subtitle(doc)})
 end
 
 -- ---------------------------------------------------------------- main
 
 local function main()
   script.check_out(P.out)
+  if P.confidence > 1 then script.usage_error("confidence must be at most 1, not %g", P.confidence) end
   local baseline = P.baseline and load_baseline(P.baseline)
   local compare
   R.state, compare = cache_states()
@@ -392,7 +438,13 @@ local function main()
     report.write(P.out .. ".json", lb.json(doc, true) .. "\n")
     report.write(P.out .. ".md", markdown(doc))
     report.write(P.out .. ".svg", svg(doc))
-    print(string.format("wrote %s.json, %s.md and %s.svg", P.out, P.out, P.out))
+    local all = all_table(doc)
+    report.write(P.out .. ".csv", report.csv(all, {unit = "GiB/s"}))
+    report.write(P.out .. ".html", report.html(all, {unit = "GiB/s", chart = svg(doc),
+                                                     title = "Scale-out read " .. doc.topology,
+                                                     subtitle = subtitle(doc)}))
+    print(string.format("wrote %s.json, %s.md, %s.csv, %s.svg and %s.html", P.out, P.out, P.out,
+                        P.out, P.out))
   end
   return 0
 end

@@ -346,34 +346,62 @@ local function rule_table(t)
 end
 
 --[[ sweep.knee{bw_gain=0.05, p99_growth=2.0, metric="bw", latency="p99",
-refine=false, axis="numjobs"}: stops a series at its knee.  Going from a to
-b (normally a doubling of numjobs) has passed the knee when b adds less
-than bw_gain of a's throughput (metric: bw or iops), or when b's p99
-grows more than p99_growth x while throughput grows by a smaller factor.
-For steps other than a doubling both bounds scale with log2(b/a).  The knee
-is a: the last point before the latency degraded or the throughput stopped
-growing.  refine=true bisects the integer axis values between the knee and
-the next point (extra runs) to place it exactly.  A series that never
-degrades has no knee. ]]
+confidence=0.95, refine=false, axis="numjobs"}: stops a series at its
+knee.  Going from a to b (normally a doubling of numjobs) has passed the
+knee when b adds less than bw_gain of a's throughput (metric: bw or iops),
+or when b's p99 grows more than p99_growth x while throughput grows by a
+smaller factor.  For steps other than a doubling both bounds scale with
+log2(b/a).  The knee is a: the last point before the latency degraded or
+the throughput stopped growing.
+
+Both are judged at the stated confidence from the samples (the repeats,
+else the per-interval samples of both runs: luabench.compare's interval of
+the ratio): a step gains only when the lower end of the throughput
+ratio's interval is above 1 + bw_gain, so noise around a plateau is no
+gain; p99 grew only when the lower end of the p99 ratio's interval is
+above p99_growth.  Without samples (or confidence = false) the measured
+values decide.  refine=true bisects the integer axis values between the
+knee and the next point (extra runs) to place it exactly.  A series that
+never degrades has no knee. ]]
 function M.knee(o)
   o = o or {}
+  local conf = o.confidence
+  if conf == nil then conf = 0.95 end
+  if conf ~= false and (type(conf) ~= "number" or conf <= 0 or conf >= 1) then
+    error("sweep.knee: confidence must be a number between 0 and 1, or false", 2)
+  end
   local K = {axis = o.axis, metric = metrics.check_metric(o.metric or "bw", 2),
              latency = metrics.check_metric(o.latency or "p99", 2),
              bw_gain = o.bw_gain or 0.05, p99_growth = o.p99_growth or 2.0,
-             refine = o.refine or false}
+             refine = o.refine or false, confidence = conf}
+  local function interval(a, b, m)
+    if not K.confidence then return nil end
+    local e = require("luabench.compare").step(a, b, m, K.confidence)
+    if e.lo then return e end
+  end
+  local function range(e)
+    return string.format("%g%% interval %s..%s", K.confidence * 100, pct(e.lo - 1), pct(e.hi - 1))
+  end
   function K.compare(a, b, axis)
     local d = doublings(a, b, axis)
     local gain = gain_of(a, b, K.metric)
     local la, lb_ = a.values[K.latency], b.values[K.latency]
     local growth = (la and lb_ and la > 0) and lb_ / la or 1
     local step = string.format("%s %s -> %s", axis, tostring(a.params[axis]), tostring(b.params[axis]))
-    if gain < K.bw_gain * d then
+    local eg = interval(a, b, K.metric)
+    if eg and eg.lo <= 1 + K.bw_gain * d then
+      return string.format("knee: %s added %s %s (%s, not above %s)", step, pct(gain), K.metric,
+                           range(eg), pct(K.bw_gain * d))
+    elseif not eg and gain < K.bw_gain * d then
       return string.format("knee: %s added %s %s (under %s)", step, pct(gain), K.metric,
                            pct(K.bw_gain * d))
     end
-    if growth > K.p99_growth ^ d and 1 + gain < growth then
-      return string.format("knee: %s grew %s %.2fx for %s more %s", step, K.latency, growth,
-                           pct(gain), K.metric)
+    local el = interval(a, b, K.latency)
+    local grew
+    if el then grew = el.lo > K.p99_growth ^ d else grew = growth > K.p99_growth ^ d end
+    if grew and 1 + gain < growth then
+      return string.format("knee: %s grew %s %.2fx for %s more %s%s", step, K.latency, growth,
+                           pct(gain), K.metric, el and " (" .. range(el) .. ")" or "")
     end
     return nil
   end

@@ -37,6 +37,31 @@ local t = {pt(16, 1000, 1e6), pt(32, 1300, 3e6)}
 why = knee(t, {point = t[2], series = t, axis = "numjobs"})
 check(type(why) == "string" and why:find("grew p99 3.00x"), "latency reason: %s", tostring(why))
 
+-- Judged from the samples: a plateau whose noise makes 2 -> 4 look like a
+-- 7% gain is no gain at 95% confidence; the measured values alone say it is.
+local function hist(v)
+  return {count = function() return 1 end, percentile = function() return v end, mean = function() return v end}
+end
+local function noisy(n, bw, p99, spread)
+  local ivs = {}
+  for i = 1, 10 do
+    local b = bw + (i % 2 == 0 and spread or -spread) * (1 + (i % 3) / 2)
+    ivs[i] = {duration_s = 1, read = {bw_bytes = b, iops = b / 4096, clat_hist = hist(p99)}}
+  end
+  local res = {read = {bw_bytes = bw, iops = bw / 4096, clat_hist = hist(p99)}, intervals = ivs}
+  return {params = {numjobs = n}, label = "numjobs=" .. n, values = {bw = bw, p99 = p99},
+          result = res, repeats = {res}}
+end
+local ns = {noisy(1, 100e6, 1e5, 4e6), noisy(2, 200e6, 1e5, 8e6), noisy(4, 214e6, 1.1e5, 25e6)}
+why = sweep.knee{}(ns, {point = ns[3], series = ns, axis = "numjobs"})
+check(type(why) == "string" and why:find("numjobs 2 %-> 4 added 7.0%% bw %(95%% interval") and
+      why:find("not above 5.0%%"), "a noisy plateau is a knee: %s", tostring(why))
+check(sweep.knee{}(ns, {point = ns[2], series = {ns[1], ns[2]}, axis = "numjobs"}) == false,
+      "a sure doubling is a gain")
+check(sweep.knee{confidence = false}(ns, {point = ns[3], series = ns, axis = "numjobs"}) == false,
+      "without statistics the 7%% look like a gain")
+check(not pcall(sweep.knee, {confidence = 2}), "confidence 2 is refused")
+
 -- refine bisects between the knee and the next point: throughput climbs to
 -- 5 threads and falls after, so 6 still beats 4 and 7 does not.
 local function model(n) return pt(n, n <= 5 and n * 100 or 500 - (n - 5) * 50, 1e5 * math.max(1, n / 5)) end

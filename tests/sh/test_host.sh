@@ -9,6 +9,13 @@ contains "$out" "usage: luabench" "--help usage"
 contains "$out" "blocksize" "--help lists options from the table"
 contains "$out" "iodepth" "--help lists iodepth"
 "$LUABENCH" --version | grep -q '^luabench [0-9]' || fail "--version"
+# the commit of the build: one of the source's (a later commit needs no rebuild to pass)
+v=$("$LUABENCH" --version)
+c=$(echo "$v" | sed -n 's/.*(commit \([0-9a-f]\{12\}\)\(-dirty\)\{0,1\})$/\1/p')
+if git -C "$LB_SRC" rev-parse HEAD >/dev/null 2>&1; then
+  [ -n "$c" ] || fail "--version names no commit: $v"
+  git -C "$LB_SRC" merge-base --is-ancestor "$c" HEAD || fail "--version: $c is not a commit of the source"
+fi
 out=$("$LUABENCH" --list-engines) || fail "--list-engines exit"
 for e in null sync psync pvsync2 libaio io_uring mmap; do
   contains "$out" "$e" "--list-engines names $e"

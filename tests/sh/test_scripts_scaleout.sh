@@ -2,7 +2,8 @@
 # Description: scripts/scaleout.lua runs the storage guide's scale-out
 # procedure on a tiny data set: with out=PREFIX it writes a JSON with both
 # file access modes (points, peak, knee) and the higher peak as headline, a
-# Markdown peak table with the guide's columns and a well-formed SVG; the
+# Markdown peak table with the guide's columns, a CSV with units and
+# cold-cache rows, an HTML page and a well-formed SVG; the
 # cache hooks run before every point (load, then poll until SUCCEEDED) and a
 # baseline gives scaling efficiency; the temporary data directory is gone
 # afterwards; help=1 lists the parameters; an unknown one exits 2 with one
@@ -21,7 +22,17 @@ for w in "Shared-file mode" "Independent-file mode" "clat p99" "peak: numjobs=" 
   contains "$out" "$w" "scaleout stdout"
 done
 [ -z "$(ls -d "$tmp"/luabench-scaleout.* 2>/dev/null)" ] || fail "temporary data directory left behind"
-for f in r.json r.md r.svg; do [ -s "$tmp/$f" ] || fail "out= did not write $f"; done
+for f in r.json r.md r.svg r.csv r.html; do [ -s "$tmp/$f" ] || fail "out= did not write $f"; done
+head -1 "$tmp/r.csv" | grep -q '^mode,cache,numjobs,threads,bw_GiBps,gbps,iops,p50_us,p99_us,' ||
+  fail "CSV header: $(head -1 "$tmp/r.csv")"
+[ "$(grep -c '^independent,' "$tmp/r.csv")" -eq 3 ] || fail "CSV rows of the independent mode"
+grep -q '<svg' "$tmp/r.html" || fail "the HTML page has no chart"
+
+# cache=hot,cold: the cold runs are rows of their own
+"$LUABENCH" --quiet "$S" files=2 file_size=1m runtime=0.2s numjobs_shared=1 modes=shared \
+  cache=hot,cold drop=files out="$tmp/hc" >/dev/null || fail "scaleout cache=hot,cold"
+grep -q '^shared,cold,1,' "$tmp/hc.csv" || fail "no cold row in the CSV: $(cat "$tmp/hc.csv")"
+grep -q '| cold cache |$' "$tmp/hc.md" || fail "no cold row in the Markdown: $(cat "$tmp/hc.md")"
 
 python3 - "$tmp/r.json" <<'PY' || fail "JSON check"
 import json, sys

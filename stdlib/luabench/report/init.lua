@@ -22,7 +22,15 @@ report.json's schema ("luabench.report/1"):
   { schema = "luabench.report/1", kind = "result" | "results" | "sweep" | "rows" | "table",
     version, time (UTC, ISO 8601), host = {hostname, cpus, physical_cores},
     columns, rows (as above), knee = params|absent, peak = params|absent,
-    stopped_by = string|absent, results = raw result tables (opts.full) }
+    stopped_by = string|absent, params = the sweep's parameters, base = its base spec,
+    environment = {luabench, commit, kernel, cpu, clock, hostname, cpus, dir,
+                   fs = {mount, type, source, options}} (where the runs ran),
+    points = {{params, names, label, values, repeats = {values...},
+               intervals = {iops = {...}, bw =, p50 =, p99 =}}...} (what
+               luabench compare reads: each repeat's values and the
+               representative run's per-interval samples; hooks: the
+               cache hooks run before the point),
+    results = raw result tables (opts.full) }
 
 Units: opts.unit picks "MiB/s" (default), "MB/s", "GiB/s", "GB/s", "KiB/s"
 or "kB/s" for bandwidth in text, Markdown, CSV, SVG and HTML.
@@ -41,7 +49,7 @@ for _, k in ipairs({"num", "fmt_iops", "fmt_bw", "fmt_ns", "fmt_s", "fmt_bytes",
 end
 M.table = tbl.table
 M.text, M.text_table, M.markdown = text.text, text.text_table, text.markdown
-M.svg, M.html = svg.svg, svg.html
+M.svg, M.html, M.subtitle = svg.svg, svg.html, svg.subtitle
 
 local UNITS = metrics.UNITS
 local check_kind = tbl.check_kind
@@ -56,24 +64,37 @@ local function csv_field(v)
   return s
 end
 
---[[ report.csv(x [, opts]): RFC 4180, a header of column keys, then raw
-numbers (bw B/s, latencies ns).  With opts.unit the bw column is in that
-unit and its header says so ("bw_MiB/s"). ]]
+-- A CSV header's unit suffix and the divisor of a column's raw values.
+local function csv_unit(c, unit)
+  if c.key == "bw" then return "_" .. unit:gsub("/s$", "ps"), UNITS[unit] end
+  if c.unit == "ns" then return "_us", 1e3 end
+  if c.unit == "%" then return "_pct", 1 end
+  return "", 1
+end
+
+--[[ report.csv(x [, opts]): RFC 4180, every column of report.table, a
+header of column keys with their unit (iops, bw_MiBps, p50_us, p99_us,
+lat_mean_us, usr_cpu_pct, ...), then numbers in those units: bandwidth in
+opts.unit (MiB/s by default; "MB/s" gives bw_MBps), latencies in
+microseconds.  opts.raw = true: bare keys, bw in B/s, latencies in ns. ]]
 function M.csv(x, opts)
   opts = opts or {}
   check_kind(x, 2)
   local t = tbl.table(x, opts)
-  local div = opts.unit and (UNITS[opts.unit] or error("unknown unit '" .. opts.unit .. "'", 2))
-  local head = {}
+  local unit = opts.unit or "MiB/s"
+  if not UNITS[unit] then error("unknown unit '" .. tostring(unit) .. "'", 2) end
+  local head, divs = {}, {}
   for j, c in ipairs(t.columns) do
-    head[j] = csv_field((c.key == "bw" and div) and ("bw_" .. opts.unit) or c.key)
+    local suffix, div = csv_unit(c, unit)
+    if opts.raw then suffix, div = "", 1 end
+    head[j], divs[j] = csv_field(c.key .. suffix), div
   end
   local lines = {table.concat(head, ",")}
   for _, r in ipairs(t.rows) do
     local cs = {}
     for j, c in ipairs(t.columns) do
       local v = r[c.key]
-      if c.key == "bw" and div and v then v = v / div end
+      if type(v) == "number" and divs[j] ~= 1 then v = v / divs[j] end
       cs[j] = csv_field(v)
     end
     lines[#lines + 1] = table.concat(cs, ",")
@@ -95,7 +116,18 @@ function M.json(x, opts)
     columns = setmetatable(table.move(t.columns, 1, #t.columns, 1, {}), ARRAY),
     rows = setmetatable(table.move(t.rows, 1, #t.rows, 1, {}), ARRAY),
   }
+  if k == "result" or k == "results" or k == "sweep" then
+    doc.points = setmetatable(require("luabench.compare").points(x), ARRAY)
+    doc.environment = tbl.environment(x)
+  end
   if k == "sweep" then
+    for i, p in ipairs(x.points) do
+      doc.points[i].hooks = p.hooks and #p.hooks > 0 and p.hooks or nil
+    end
+    doc.base = x.base
+  end
+  if k == "sweep" then
+    doc.params = setmetatable(table.move(x.params or {}, 1, #(x.params or {}), 1, {}), ARRAY)
     doc.knee = x.knee and x.knee.params
     doc.peak = x.peak and x.peak.params
     doc.stopped_by = x.stopped_by

@@ -193,6 +193,56 @@ function M.distinct(rows, key)
   return out
 end
 
+local function read_file(path)
+  local f = io.open(path, "r")
+  if not f then return nil end
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
+-- The mount holding path: {mount=, type=, source=, options=} from /proc/self/mounts.
+function M.mount_of(path)
+  local mounts = read_file("/proc/self/mounts")
+  if not mounts or type(path) ~= "string" or path:sub(1, 1) ~= "/" then return nil end
+  local best
+  for src, dir, fstype, mopts in mounts:gmatch("(%S+) (%S+) (%S+) (%S+)[^\n]*") do
+    dir = dir:gsub("\\040", " ")
+    local under = dir == "/" or path == dir or path:sub(1, #dir + 1) == dir .. "/"
+    if under and (not best or #dir >= #best.mount) then
+      best = {mount = dir, type = fstype, source = src, options = mopts}
+    end
+  end
+  return best
+end
+
+-- The directory a run's files are in: its directory, its filename's, else the working one.
+local function run_dir(r)
+  local o = type(r) == "table" and r.options or {}
+  local d = o.directory or (type(o.filename) == "string" and o.filename:match("^(.*)/[^/]*$"))
+  d = type(d) == "string" and d:match("^[^:]+") or nil
+  local cwd = os.getenv("PWD")
+  if d and d:sub(1, 1) ~= "/" and cwd then d = cwd .. "/" .. d end
+  return d or cwd
+end
+
+--[[ What a report says about where it ran: luabench's version, the
+kernel, the CPU, the clock, the host, and the file system of the runs'
+directory (its mount point, type, device, options). ]]
+function M.environment(x)
+  local first = type(x) == "table" and (x.points and x.points[1] and x.points[1].result or
+                                         (x.read or x.write) and x or x[1]) or nil
+  local cpuinfo = read_file("/proc/cpuinfo") or ""
+  local dir = run_dir(first)
+  return {
+    luabench = lb.version, commit = lb.commit,
+    kernel = (read_file("/proc/sys/kernel/osrelease") or ""):match("^%s*(.-)%s*$"),
+    cpu = cpuinfo:match("model name%s*:%s*([^\n]+)"), clock = lb.clock and lb.clock() or nil,
+    hostname = lb.hostname and lb.hostname() or nil, cpus = lb.cpus and lb.cpus() or nil,
+    dir = dir, fs = dir and M.mount_of(dir) or nil,
+  }
+end
+
 -- What a report says about the host it ran on.
 function M.host_info()
   return {hostname = lb.hostname and lb.hostname() or nil,

@@ -211,6 +211,35 @@ local function md_plain(t, opts)
   return table.concat(lines, "\n") .. "\n"
 end
 
+-- A block size in bytes: 4096, "4k", "1M", "64KiB" (fio's units, 1024-based).
+local function bytes_of(v)
+  if type(v) == "number" then return v end
+  if type(v) ~= "string" then return nil end
+  local n, u = v:lower():match("^%s*([%d.]+)%s*([kmgt]?)i?b?%s*$")
+  if not n then return nil end
+  local mul = {[""] = 1, k = 1024, m = 1024 ^ 2, g = 1024 ^ 3, t = 1024 ^ 4}
+  return tonumber(n) and tonumber(n) * mul[u]
+end
+
+--[[ The metric a table of x shows when none is asked for: "iops" when
+every block size of rows (their bs, else the sweep's base.bs, else the
+runs' options.bs) is under 128 KiB, else "bw". ]]
+function M.default_metric(x, rows)
+  local any, small = false, true
+  local function see(bs)
+    local b = bytes_of(bs)
+    if b then any = true; if b >= 128 * 1024 then small = false end end
+  end
+  for _, r in ipairs(rows or {}) do see(r.bs) end
+  if not any and type(x) == "table" then
+    if x.base then see(x.base.bs) end
+    for _, p in ipairs(x.points or {}) do
+      if not any and p.result and p.result.options then see(p.result.options.bs) end
+    end
+  end
+  return (any and small) and "iops" or "bw"
+end
+
 local function default_axes(sw)
   local ps = sw.params or {}
   local cols = nil
@@ -228,9 +257,10 @@ names) a pivot in the storage guide's layout, one metric per cell:
   |---|---|---|
   | Sequential Read | 2101 MiB/s | 9519 MiB/s |
 
-opts.metric (default "bw"), opts.unit (default "MiB/s").  A sweep gets its
-axes guessed (numjobs across) when none are given; anything else becomes a
-plain table of report.table's columns. ]]
+opts.metric: "iops" when every block is smaller than 128 KiB (the guides'
+4k tables), else "bw"; opts.unit (default "MiB/s").  A sweep's knee cell
+says "(knee)".  A sweep gets its axes guessed (numjobs across) when none
+are given; anything else becomes a plain table of report.table's columns. ]]
 function M.markdown(x, opts)
   opts = opts or {}
   local k = tbl.check_kind(x, 2)
@@ -238,8 +268,8 @@ function M.markdown(x, opts)
   local rows_k, cols_k = opts.rows, opts.cols
   if not cols_k and k == "sweep" then rows_k, cols_k = default_axes(x) end
   if not cols_k then return md_plain(t, opts) end
-  local metric = metrics.check_metric(opts.metric or "bw", 2)
   local rows = filter(t.rows, opts.where)
+  local metric = metrics.check_metric(opts.metric or M.default_metric(x, rows), 2)
   local cvals = distinct(rows, cols_k)
   local groups = row_groups(t, rows, rows_k, cols_k)
   local title = (METRIC_TITLES[metric] or metric) .. "/" ..
@@ -253,11 +283,14 @@ function M.markdown(x, opts)
   for _, g in ipairs(groups) do
     local cs = {md_escape(g.label ~= "" and g.label or (METRIC_TITLES[metric] or metric))}
     for _, cv in ipairs(cvals) do
-      local v
+      local v, knee
       for _, r in ipairs(g.rows) do
-        if tostring(r[cols_k]) == tostring(cv) then v = r[metric] end
+        if tostring(r[cols_k]) == tostring(cv) then
+          v, knee = r[metric], type(r.mark) == "string" and r.mark:find("knee", 1, true)
+        end
       end
-      cs[#cs + 1] = v and md_escape(metrics.fmt_metric(metric, v, opts.unit or "MiB/s")) or ""
+      cs[#cs + 1] = v and md_escape(metrics.fmt_metric(metric, v, opts.unit or "MiB/s") ..
+                                    (knee and " (knee)" or "")) or ""
     end
     lines[#lines + 1] = "| " .. table.concat(cs, " | ") .. " |"
   end
