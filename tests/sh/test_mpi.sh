@@ -10,15 +10,17 @@ tmp=$(lb_tmpdir)
 mpi() { timeout 120 mpirun --allow-run-as-root --oversubscribe -np 3 "$@"; }
 
 cat > "$tmp/merge.lua" <<'EOF2'
-local lat = ({"200us", "2ms", "20ms"})[lb.rank + 1]
+-- rank 3's latency is far above the others' even when a loaded machine
+-- delays theirs by milliseconds: the mean of the p99s stays far from 50ms
+local lat = ({"200us", "2ms", "50ms"})[lb.rank + 1]
 local r = lb.run{name = "m", ioengine = "null", rw = "randread", bs = "4k",
-                 size = ({"2m", "1m", "256k"})[lb.rank + 1], null_lat = lat}
+                 size = ({"2m", "1m", "128k"})[lb.rank + 1], null_lat = lat}
 assert(lb.size == 3 and #r.hosts == 3, "three host rows")
 local ios, bytes = 0, 0
 for _, h in ipairs(r.hosts) do ios = ios + h.ios; bytes = bytes + h.bytes end
 assert(ios == r.read.total_ios, "merged ios " .. r.read.total_ios .. " = sum of rows " .. ios)
 assert(bytes == r.read.io_bytes, "merged bytes = sum of rows")
-assert(r.read.total_ios == 512 + 256 + 64, "exact total")
+assert(r.read.total_ios == 512 + 256 + 32, "exact total")
 -- the union of every rank's samples, rebuilt here from the local histograms
 local union = lb.hist()
 for _, text in ipairs(lb.allgather(lb.json(r["local"].read.clat_hist:buckets()))) do
@@ -32,7 +34,7 @@ assert(math.abs(p99 - mean) > p99 * 0.1, ("p99 %d must differ from the mean of p
 if lb.rank == 0 then print("merged", r.read.total_ios, p99, math.floor(mean)) end
 EOF2
 out=$(mpi "$LUABENCH" --quiet "$tmp/merge.lua" 2>&1) || fail "merge run: $out"
-contains "$out" "$(printf "merged\t832")" "rank 0 prints the merged total"
+contains "$out" "$(printf "merged\t800")" "rank 0 prints the merged total"
 
 printf 'if lb.rank == 1 then error("broken on rank one") end\nlb.barrier()\nlb.sleep(60)\n' > "$tmp/err.lua"
 start=$(date +%s)
