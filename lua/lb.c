@@ -384,16 +384,30 @@ static int l_is_ours(lua_State *L)
     return 1;
 }
 
+/* lb.interrupted() -> boolean [, the signal's name ("SIGINT")] */
 static int l_interrupted(lua_State *L)
 {
-    lua_pushboolean(L, lb_host.signal != 0);
-    return 1;
+    int sig = lb_host.signal;
+    lua_pushboolean(L, sig != 0);
+    if (!sig)
+        return 1;
+    lua_pushstring(L, lb_signal_name(sig));
+    return 2;
+}
+
+/* lb.fail(): the script keeps going (it prints and writes what it has),
+ * but the process exits 1 where it would have exited 0. */
+static int l_fail(lua_State *L)
+{
+    lb_host.failed = 1;
+    (void)L;
+    return 0;
 }
 
 static const luaL_Reg lb_funcs[] = {
     {"run", l_run}, {"now", l_now}, {"sleep", l_sleep}, {"clock", l_clock},
     {"engines", l_engines},
-    {"interrupted", l_interrupted}, {"remove", l_remove}, {"is_ours", l_is_ours},
+    {"interrupted", l_interrupted}, {"fail", l_fail}, {"remove", l_remove}, {"is_ours", l_is_ours},
     {NULL, NULL},
 };
 

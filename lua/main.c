@@ -45,16 +45,21 @@ static const char usage[] =
 "  --allow-overwrite   allow writing into files luabench did not create\n"
 "  --fio               run fio job files (see also: luabench fio --help)\n"
 "\n"
-"exit status: 0 ok, 1 run-time failure, 2 bad input, 130/143 interrupted\n"
+"exit status: 0 ok, 1 run-time failure, 2 bad input, 129/130/143 interrupted\n"
+"(by SIGHUP/SIGINT/SIGTERM)\n"
 "\n"
 "workload options (lb.run{...}, fio job files, luabench fio --NAME=VALUE):\n";
 
 /* A second signal ends the process at once, also when the main thread is
- * busy in Lua code, where the flag alone is never seen. */
+ * busy in Lua code, where the flag alone is never seen.  SIGHUP never
+ * does: a terminal that goes away may send it more than once, and the
+ * script is to keep what it measured (its journal, its files). */
 static void on_signal(int sig)
 {
-    if (lb_host.signal)
+    if (lb_host.signal && sig != SIGHUP)
         _exit(lb_exit_signal(sig));
+    if (lb_host.signal)
+        return;
     lb_host.signal = sig;
     lb_run_interrupt_all();
 }
@@ -357,6 +362,7 @@ static int set_up(lua_State *L, int argc, char **argv)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
     return GO_ON;
 }

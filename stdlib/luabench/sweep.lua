@@ -11,10 +11,14 @@ each run, repeats, and rules that stop the sweep at the knee.
     after_each = function(point, result) end,
     stop = sweep.knee{bw_gain = 0.05, p99_growth = 2.0},
     repeat_n = 1, progress = true,
+    journal = "sweep.journal.jsonl",   -- each finished point, appended and fsynced
+    resume = nil,                      -- a journal: run only the points it lacks
+    on_error = "stop",                 -- or "skip": go on past a failing point
   }
   -> {points = {{params=, label=, result=, repeats=, spread=, values=, hooks=}...},
       params = {"numjobs"}, knee = point|nil, peak = point, series = {...},
-      stopped_by = string|nil}
+      stopped_by = string|nil, partial = true|nil, reason = string|nil,
+      failed = {{params=, label=, error=}...}, journal = path|nil, resumed = n}
 
 The grid is the cartesian product of vary, first parameter outermost.  A
 keyed vary table has no order in Lua, so its parameters are taken in name
@@ -24,6 +28,19 @@ repeat number); the cache hooks they run (luabench.cache's log) are kept in
 point.hooks.  With repeat_n > 1 a point's result is the run with the median
 of the sweep metric and spread holds (max - min) / mean of bw, iops, p99.
 A per-run stop rule goes in base.stop.
+
+A sweep never dies with what it measured.  SIGINT, SIGTERM or SIGHUP, a
+hook that raises or a run that fails end it there: sweep.run returns the
+points finished so far with partial = true and reason (the signal, or the
+point and its error); the point in progress is dropped.  on_error = "skip"
+records a failing point in failed and goes on.  After an error (not a
+signal) the process exits 1 once the script has printed what it has
+(lb.fail).  journal = PATH (or a luabench.journal object, shared by several
+sweeps with name = ...) appends every finished point to a JSON-lines file;
+resume = JOURNAL reads one back, refuses it (bad input) when a parameter
+that defines the sweep -- base, vary, repeat_n, metric, define -- changed,
+and runs only the points it lacks: the result is the same as an
+uninterrupted sweep's.  Without journal or resume nothing is written.
 
 Sweep stop rules are called as rule(points, ctx) after each point, where
 ctx = {point, series, axis, run = function(params, lo, hi)}; a truthy
@@ -38,6 +55,7 @@ local metrics = require "luabench.metric"
 local stop = require "luabench.stop"
 local progress = require "luabench.progress"
 local cache = require "luabench.cache"
+local journal = require "luabench.journal"
 
 local M = {}
 
@@ -172,16 +190,35 @@ local function run_once(S, point, params, idx)
   local _ <close> = setmetatable({}, {__close = function() line:clear() end})
   line:update(nil)
   local res = lb.run(spec)
+  if res.partial and lb.interrupted() then error(S.INTERRUPTED, 0) end
   res.label = res.label or point.label
   S.nruns, S.run_s = S.nruns + 1, S.run_s + (lb.now() - t0)
   return res, line
 end
 
+-- A point the resumed journal holds: its results, no run, no hook.
+local function restored_point(S, point)
+  local r = S.journal and S.journal.restore and S.journal:restore(S.name, point.params)
+  if not r then return nil end
+  point.repeats, point.result, point.hooks = r.repeats, r.result, r.hooks
+  point.started, point.ended, point.resumed = r.started, r.ended, true
+  point.spread = spread(point.repeats)
+  point.values = metrics.values(point.result)
+  S.points[#S.points + 1] = point
+  S.total_runs = S.total_runs - S.repeat_n
+  S.resumed = S.resumed + 1
+  return point
+end
+
 local function run_point(S, params, order, refined)
   local point = {params = params, label = label(params, S.params), repeats = {},
-                 order = order, refined = refined or nil, seq = #S.points + 1}
-  local mark = #cache.log()
+                 order = order, refined = refined or nil, seq = #S.points + 1,
+                 started = os.date("!%Y-%m-%dT%H:%M:%SZ")}
+  S.current = point
   S.ipoint = S.ipoint + 1
+  if restored_point(S, point) then return point end
+  if lb.interrupted() then error(S.INTERRUPTED, 0) end
+  local mark = #cache.log()
   local line
   for rep = 1, S.repeat_n do
     point.rep = rep
@@ -199,6 +236,7 @@ local function run_point(S, params, order, refined)
   point.hooks = {}
   local log = cache.log()
   for i = mark + 1, #log do point.hooks[#point.hooks + 1] = log[i] end
+  if S.journal then S.journal:point(S.name, point) end
   S.points[#S.points + 1] = point
   if line then
     local v = point.values
@@ -233,7 +271,13 @@ local function new_state(o)
   local grid = M.grid(dims)
   local repeat_n = o.repeat_n or 1
   assert(math.type(repeat_n) == "integer" and repeat_n >= 1, "sweep: repeat_n must be a positive integer")
+  local on_error = o.on_error or "stop"
+  if on_error ~= "stop" and on_error ~= "skip" then
+    error("sweep: on_error must be 'stop' or 'skip', not '" .. tostring(on_error) .. "'", 3)
+  end
   return {
+    name = o.name or "sweep", on_error = on_error, failed = {}, resumed = 0,
+    INTERRUPTED = {},
     base = o.base or {}, params = names, grid = grid, points = {}, series = {},
     rule = rule, axis = rule_axis(rule, names), repeat_n = repeat_n,
     per_series = type(rule) == "table", finds_knee = type(rule) == "table" and rule.finish ~= nil,
@@ -243,6 +287,31 @@ local function new_state(o)
     total_points = #grid, total_runs = #grid * repeat_n, nruns = 0, run_s = 0, ipoint = 0,
     expected_s = progress.expected_s(o.base or {}),
   }
+end
+
+-- The parameters that define a sweep, flat, for a resumed journal to match.
+local function define_of(o, S)
+  local d = {repeat_n = S.repeat_n, metric = S.metric}
+  for k, v in pairs(o.base or {}) do
+    if type(v) ~= "function" and k ~= "stop" then d["base." .. k] = journal.show(v) end
+  end
+  for _, dim in ipairs(M.dims(o.vary, 3)) do d["vary." .. dim.name] = journal.show(dim.values) end
+  for k, v in pairs(o.define or {}) do d[k] = journal.show(v) end
+  return d
+end
+
+-- The journal: a luabench.journal object given, or one opened on a path.
+local function open_journal(o, S)
+  local j = o.journal
+  if type(j) == "table" then return j end
+  if j == false or (j == nil and o.resume == nil) then return nil end
+  if j ~= nil and type(j) ~= "string" then error("sweep: 'journal' must be a path", 3) end
+  if o.resume ~= nil and type(o.resume) ~= "string" then error("sweep: 'resume' must be a path", 3) end
+  local J = journal.open{path = j, resume = o.resume, define = define_of(o, S), what = "sweep"}
+  if not lb.quiet and (lb.rank or 0) == 0 then
+    io.stderr:write("luabench: sweep journal: ", J.path, "\n")
+  end
+  return J
 end
 
 local function series_of(S, key, params)
@@ -289,26 +358,76 @@ end
 
 --[[ sweep.run{base=, vary=, before_each=, after_each=, stop=, repeat_n=,
 progress=, metric=, unit=} -> sweep (see the top of this file). ]]
-function M.run(o)
-  if type(o) ~= "table" then error("sweep.run expects a table", 2) end
-  local S = new_state(o)
+-- After a point raised: true when the sweep ends here.  A signal ends it;
+-- an error ends it (on_error=stop) or is recorded and passed (skip).
+local function failed_point(S, err)
+  local p = S.current or {}
+  local sig = select(2, lb.interrupted())
+  if err == S.INTERRUPTED or sig then
+    S.partial, S.reason = true, "interrupted by " .. (sig or "a signal")
+    return true
+  end
+  local msg = tostring(err):gsub("^[^\n:]*%.lua:%d+: ", "")
+  S.failed[#S.failed + 1] = {params = p.params, label = p.label, error = msg}
+  if S.journal then S.journal:failed(S.name, p, msg) end
+  lb.fail()
+  local why = string.format("%s failed: %s", p.label or "a point", msg)
+  if S.on_error == "skip" then
+    io.stderr:write("luabench: sweep: ", why, " (skipped)\n")
+    return false
+  end
+  S.partial, S.reason = true, why
+  return true
+end
+
+local function sweep_grid(S)
   for i, params in ipairs(S.grid) do
     local key = series_key(params, S.params, S.axis)
     local s = series_of(S, key, params)
     if not s.stopped_by then
-      local p = run_point(S, params, i)
-      s.points[#s.points + 1] = p
-      local v = S.rule and S.rule(S.points, context(S, s, p))
-      if v then
-        local why = type(v) == "string" and v or "sweep rule"
-        S.stopped_by, s.stopped_by = why, why
-        if not S.per_series then break end
+      local ok, p = pcall(run_point, S, params, i)
+      if not ok then
+        if failed_point(S, p) then return end
+      else
+        s.points[#s.points + 1] = p
+        local v = S.rule and S.rule(S.points, context(S, s, p))
+        if v then
+          local why = type(v) == "string" and v or "sweep rule"
+          S.stopped_by, s.stopped_by = why, why
+          if not S.per_series then return end
+        end
       end
     end
   end
+end
+
+function M.run(o)
+  if type(o) ~= "table" then error("sweep.run expects a table", 2) end
+  local S = new_state(o)
+  S.journal = open_journal(o, S)
+  sweep_grid(S)
+  if not S.partial then
+    local ok, err = pcall(finish, S)
+    if not ok then failed_point(S, err) end
+  end
+  if S.partial then
+    -- finish again without refining: only what was measured
+    S.finds_knee = S.finds_knee and not S.rule.refine
+    local ok = pcall(finish, S)
+    if not ok then S.knee = nil end
+  end
   S.total_points = #S.points
-  finish(S)
-  S.grid = nil
+  if S.journal then
+    S.journal:finish(S.name, {stopped_by = S.stopped_by, partial = S.partial, reason = S.reason})
+  end
+  -- A failure is said also with --quiet; a signal the host names anyway.
+  if S.partial and (lb.rank or 0) == 0 and not (lb.quiet and lb.interrupted()) then
+    io.stderr:write(string.format("luabench: sweep: %s; %d point%s kept (partial)\n", S.reason,
+                                  #S.points, #S.points == 1 and "" or "s"))
+  end
+  S.journal_path = S.journal and S.journal.path
+  S.grid, S.current, S.INTERRUPTED, S.journal = nil, nil, nil, S.journal_path
+  S.journal_path = nil
   return S
 end
 

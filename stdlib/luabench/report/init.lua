@@ -22,7 +22,14 @@ report.json's schema ("luabench.report/1"):
   { schema = "luabench.report/1", kind = "result" | "results" | "sweep" | "rows" | "table",
     version, time (UTC, ISO 8601), host = {hostname, cpus, physical_cores},
     columns, rows (as above), knee = params|absent, peak = params|absent,
-    stopped_by = string|absent, results = raw result tables (opts.full) }
+    stopped_by = string|absent, partial = true|absent, reason = why it is partial,
+    results = raw result tables (opts.full) }
+
+A partial report -- a sweep cut short by a signal or a failing point, a run
+stopped by a signal, a table with partial = reason -- says so in every
+format: a last line "partial results: REASON" (text, Markdown, HTML), the
+chart's title, a "partial" column holding the reason (CSV), partial and
+reason (JSON).
 
 Units: opts.unit picks "MiB/s" (default), "MB/s", "GiB/s", "GB/s", "KiB/s"
 or "kB/s" for bandwidth in text, Markdown, CSV, SVG and HTML.
@@ -39,7 +46,7 @@ for _, k in ipairs({"num", "fmt_iops", "fmt_bw", "fmt_ns", "fmt_s", "fmt_bytes",
                     "check_metric", "clat_hist", "metric", "values"}) do
   M[k] = metrics[k]
 end
-M.table = tbl.table
+M.table, M.partial = tbl.table, tbl.partial
 M.text, M.text_table, M.markdown = text.text, text.text_table, text.markdown
 M.svg, M.html = svg.svg, svg.html
 
@@ -68,6 +75,8 @@ function M.csv(x, opts)
   for j, c in ipairs(t.columns) do
     head[j] = csv_field((c.key == "bw" and div) and ("bw_" .. opts.unit) or c.key)
   end
+  local why = tbl.partial(t)
+  if why then head[#head + 1] = "partial" end
   local lines = {table.concat(head, ",")}
   for _, r in ipairs(t.rows) do
     local cs = {}
@@ -76,6 +85,7 @@ function M.csv(x, opts)
       if c.key == "bw" and div and v then v = v / div end
       cs[j] = csv_field(v)
     end
+    if why then cs[#cs + 1] = csv_field(why) end
     lines[#lines + 1] = table.concat(cs, ",")
   end
   return table.concat(lines, "\r\n") .. "\r\n"
@@ -95,6 +105,7 @@ function M.json(x, opts)
     columns = setmetatable(table.move(t.columns, 1, #t.columns, 1, {}), ARRAY),
     rows = setmetatable(table.move(t.rows, 1, #t.rows, 1, {}), ARRAY),
   }
+  if t.partial then doc.partial, doc.reason = true, t.partial end
   if k == "sweep" then
     doc.knee = x.knee and x.knee.params
     doc.peak = x.peak and x.peak.params
