@@ -155,6 +155,7 @@ local function mode_doc(mode, sw)
     local nj = p.params.numjobs
     local _, threads, dropped = spec_of(mode, nj, R.state)
     if mode == "independent" then note_dropped(nj, threads, dropped) end
+    if p.resumed then R.cache.recall(p.hooks) end
     pts[i] = {numjobs = nj, threads = threads,
               bw_bytes = v.bw, iops = v.iops, clat_p50_ns = v.p50, clat_p99_ns = v.p99,
               cache = #p.hooks > 0 and p.hooks or nil}

@@ -86,9 +86,10 @@ local function run_grid(file, engine, cachest, state, J)
   }
 end
 
-local function points_of(sw, state)
+local function points_of(sw, state, cachest)
   local out = {}
   for _, p in ipairs(sw.points) do
+    if p.resumed then cachest.recall(p.hooks) end
     local v = p.values
     out[#out + 1] = {cache = state, bs = p.params.bs, rw = p.params.rw, numjobs = p.params.numjobs,
                      bw_bytes = v.bw, iops = v.iops, clat_p50_ns = v.p50, clat_p99_ns = v.p99}
@@ -190,7 +191,7 @@ local function main()
   local points, partial = {}, nil
   for _, state in ipairs(list) do
     local sw = run_grid(file, engine, cachest, state, J)
-    for _, p in ipairs(points_of(sw, state)) do points[#points + 1] = p end
+    for _, p in ipairs(points_of(sw, state, cachest)) do points[#points + 1] = p end
     if sw.partial then partial = sw.reason; break end
   end
   if both and not partial then compare(points) end

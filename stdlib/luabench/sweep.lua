@@ -273,7 +273,9 @@ local function new_state(o)
   assert(math.type(repeat_n) == "integer" and repeat_n >= 1, "sweep: repeat_n must be a positive integer")
   local on_error = o.on_error or "stop"
   if on_error ~= "stop" and on_error ~= "skip" then
-    error("sweep: on_error must be 'stop' or 'skip', not '" .. tostring(on_error) .. "'", 3)
+    local msg = "sweep: on_error must be 'stop' or 'skip', not '" .. tostring(on_error) .. "'"
+    debug.getregistry()["luabench.usage"] = msg       -- bad input: exit 2
+    error(msg, 3)
   end
   return {
     name = o.name or "sweep", on_error = on_error, failed = {}, resumed = 0,
