@@ -65,19 +65,14 @@ static void push_total(lua_State *L, const struct running_total *t)
 {
     lua_createtable(L, 0, LB_DDIR_N);
     for (int d = 0; d < LB_DDIR_N; d++) {
-        lua_createtable(L, 0, 5);
-        lua_pushinteger(L, (lua_Integer)t->ios[d]);
-        lua_setfield(L, -2, "ios");
-        lua_pushinteger(L, (lua_Integer)t->bytes[d]);
-        lua_setfield(L, -2, "bytes");
-        lua_pushnumber(L, t->elapsed_s > 0 ? t->ios[d] / t->elapsed_s : 0);
-        lua_setfield(L, -2, "iops");
-        lua_pushnumber(L, t->elapsed_s > 0 ? t->bytes[d] / t->elapsed_s : 0);
-        lua_setfield(L, -2, "bw_bytes");
+        lua_createtable(L, 0, 7);
+        lb_push_counts(L, t->ios[d], t->bytes[d], t->elapsed_s);
         lb_push_hist(L, lb_hist_dup(t->clat[d]));
         lua_setfield(L, -2, "clat_hist");
+        lb_strict_record(L);
         lua_setfield(L, -2, lb_ddir_name(d));
     }
+    lb_strict_record(L);
 }
 
 /* Calls stop(iv); returns the reason string (on the stack) or NULL. */
@@ -96,6 +91,7 @@ static const char *call_stop(lua_State *L, int stopfn, int ivs, const struct run
     lua_setfield(L, -2, "intervals");
     push_total(L, t);
     lua_setfield(L, -2, "total");
+    lb_strict_record(L);
     lua_call(L, 1, 1);    /* errors propagate; the guard stops the run */
     if (!lua_toboolean(L, -1)) {
         lua_pop(L, 1);
