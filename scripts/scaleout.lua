@@ -28,6 +28,7 @@ local scaleout = require "luabench.scaleout"
 local sweep = require "luabench.sweep"
 local report = require "luabench.report"
 local prep = require "luabench.prep"
+local progress = require "luabench.progress"
 
 local P = script.params(script.spec({
   {"dir", help = "directory of the data files (default: a temporary directory under the " ..
@@ -132,7 +133,7 @@ end
 local function run_mode(mode)
   local base = spec_of(mode, 1, R.state)
   return sweep.run{
-    journal = R.journal or false, name = mode, on_error = P.on_error,
+    journal = R.journal or false, name = mode, on_error = P.on_error, plan = R.plan,
     base = base,
     vary = {{"numjobs", mode == "shared" and P.numjobs_shared or P.numjobs_independent}},
     before_each = function(point)
@@ -206,6 +207,11 @@ end
 -- Sweeps every mode; the JSON document.
 local function measure(compare, baseline)
   local modes, partial = {}, nil
+  local n = 0                  -- the progress line's plan: every point of every mode
+  for _, mode in ipairs(P.modes) do
+    n = n + #(mode == "shared" and P.numjobs_shared or P.numjobs_independent)
+  end
+  R.plan = progress.plan{points = n, runs = n}
   for _, mode in ipairs(P.modes) do
     local sw = run_mode(mode)
     modes[mode] = mode_doc(mode, sw)

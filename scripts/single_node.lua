@@ -21,6 +21,7 @@ local script = require "luabench.script"
 local sweep = require "luabench.sweep"
 local report = require "luabench.report"
 local prep = require "luabench.prep"
+local progress = require "luabench.progress"
 
 local P = script.params(script.spec({
   {"filename", help = "the file to read; laid out when missing (default: 'data' in dir)"},
@@ -74,9 +75,9 @@ local function states()
   return list, seen.hot and seen.cold
 end
 
-local function run_grid(file, engine, cachest, state, J)
+local function run_grid(file, engine, cachest, state, J, plan)
   return sweep.run{
-    journal = J or false, name = state, on_error = P.on_error,
+    journal = J or false, name = state, on_error = P.on_error, plan = plan,
     base = {name = "read_test", ioengine = engine, iodepth = P.iodepth, direct = P.direct,
             filename = file.paths[1], size = file.size, readonly = true, group_reporting = true,
             runtime = P.runtime, time_based = true, invalidate = cachest.invalidate(state)},
@@ -189,8 +190,10 @@ local function main()
   local cachest = script.cache_state(P, file, {direct = P.direct})
 
   local points, partial = {}, nil
+  local n = #list * #P.bs * #P.rw * #P.numjobs     -- the progress line's whole plan
+  local plan = progress.plan{points = n, runs = n}
   for _, state in ipairs(list) do
-    local sw = run_grid(file, engine, cachest, state, J)
+    local sw = run_grid(file, engine, cachest, state, J, plan)
     for _, p in ipairs(points_of(sw, state, cachest)) do points[#points + 1] = p end
     if sw.partial then partial = sw.reason; break end
   end

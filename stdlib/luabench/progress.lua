@@ -22,17 +22,64 @@ function M.enabled()
   return not lb.quiet and lb.isatty ~= nil and lb.isatty(2) == true
 end
 
+-- ---------------------------------------------------------------- plans
+
+local Plan = {}
+Plan.__index = Plan
+
+--[[ progress.plan{points=, runs=, expected_s=} -> plan: the whole of what
+a script will run, for its lines' elapsed time (from the plan's start)
+and ETA (the runs left times the mean wall time of a run so far, hooks
+included; expected_s, the spec's runtime, until one has finished).
+plan:add(points, runs) counts more, plan:drop(points, runs) takes out
+what will not run (a resumed point, a sweep stopped at its knee),
+plan:next_point() numbers a point, plan:ran(runs, seconds) books time. ]]
+function M.plan(o)
+  o = o or {}
+  return setmetatable({t0 = lb.now(), points = o.points or 0, runs = o.runs or 0, point = 0,
+                       done = 0, spent = 0, expected_s = o.expected_s}, Plan)
+end
+
+function Plan:add(points, runs)
+  self.points, self.runs = self.points + points, self.runs + runs
+end
+
+function Plan:drop(points, runs)
+  self.points, self.runs = math.max(0, self.points - points), math.max(0, self.runs - runs)
+end
+
+function Plan:expect(s) self.expected_s = self.expected_s or s end
+
+function Plan:next_point()
+  self.point = self.point + 1
+  return self.point
+end
+
+function Plan:ran(runs, seconds) self.done, self.spent = self.done + runs, self.spent + seconds end
+
+function Plan:elapsed() return lb.now() - self.t0 end
+
+-- Seconds left when the run in progress has run for el seconds (nil: no idea).
+function Plan:eta(el)
+  local per = self.done > 0 and self.spent / self.done or self.expected_s
+  if not per then return nil end
+  local left = self.runs - self.done - 1
+  return math.max(0, left) * per + math.max(0, per - el)
+end
+
+-- ---------------------------------------------------------------- lines
+
 local Line = {}
 Line.__index = Line
 
---[[ progress.new{label=, total_s=, point=, points=, eta=function(elapsed)}:
-a line.  total_s is the expected length of the run (ETA = total_s -
-elapsed), eta a function for anything smarter (a sweep's remaining points).
-]]
+--[[ progress.new{label=, total_s=, point=, points=, eta=function(elapsed),
+plan=}: a line.  total_s is the expected length of the run (ETA = total_s -
+elapsed), eta a function for anything smarter; with a plan (progress.plan)
+the elapsed time, the ETA and "point N/M" are the whole plan's. ]]
 function M.new(o)
   o = o or {}
   local self = setmetatable({label = o.label, total_s = o.total_s, point = o.point,
-                             points = o.points, eta = o.eta, unit = o.unit,
+                             points = o.points, eta = o.eta, unit = o.unit, plan = o.plan,
                              on = o.enabled == nil and M.enabled() or o.enabled,
                              t0 = lb.now(), shown = false}, Line)
   return self
@@ -45,11 +92,13 @@ end
 
 function Line:text(iv)
   local el = iv and iv.elapsed_s or (lb.now() - self.t0)
-  local eta
-  if self.eta then eta = self.eta(el)
+  local eta, shown, points = nil, el, self.points
+  if self.plan then
+    eta, shown, points = self.plan:eta(el), self.plan:elapsed(), self.plan.points
+  elseif self.eta then eta = self.eta(el)
   elseif self.total_s then eta = math.max(0, self.total_s - el) end
-  local s = "[" .. metrics.fmt_s(el) .. (eta and (" ETA " .. metrics.fmt_s(eta)) or "") .. "]"
-  if self.points then s = s .. string.format(" point %d/%d", self.point or 0, self.points) end
+  local s = "[" .. metrics.fmt_s(shown) .. (eta and (" ETA " .. metrics.fmt_s(eta)) or "") .. "]"
+  if points then s = s .. string.format(" point %d/%d", self.point or 0, points) end
   if self.label and self.label ~= "" then s = s .. " " .. self.label end
   local x = iv and iv.interval
   if x then

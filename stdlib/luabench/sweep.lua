@@ -13,6 +13,7 @@ each run, repeats, and rules that stop the sweep at the knee.
     repeat_n = 1, progress = true,
     journal = "sweep.journal.jsonl",   -- each finished point, appended and fsynced
     resume = nil,                      -- a journal: run only the points it lacks
+    plan = nil,                        -- a progress.plan several sweeps share
     on_error = "stop",                 -- or "skip": go on past a failing point
   }
   -> {points = {{params=, label=, result=, repeats=, spread=, values=, hooks=}...},
@@ -41,6 +42,10 @@ resume = JOURNAL reads one back, refuses it (bad input) when a parameter
 that defines the sweep -- base, vary, repeat_n, metric, define -- changed,
 and runs only the points it lacks: the result is the same as an
 uninterrupted sweep's.  Without journal or resume nothing is written.
+
+The progress line's elapsed time and ETA are the plan's: plan =
+progress.plan{points=, runs=} shared by the sweeps of a script (each counted
+in it beforehand) makes them cover every sweep, hooks' time included.
 
 Sweep stop rules are called as rule(points, ctx) after each point, where
 ctx = {point, series, axis, run = function(params, lo, hi)}; a truthy
@@ -170,29 +175,17 @@ local function make_spec(S, params, point, line)
   return spec
 end
 
-local function eta_fn(S)
-  return function(el)
-    local per = S.nruns > 0 and S.run_s / S.nruns or S.expected_s
-    if not per then return nil end
-    local left = S.total_runs - S.nruns - 1
-    return math.max(0, left) * per + math.max(0, per - el)
-  end
-end
-
 local function run_once(S, point, params, idx)
   local enabled = nil
   if not S.progress then enabled = false end
   local line = progress.new{label = point.label .. (point.refined and " (refine)" or ""),
-                            point = idx, points = S.total_points, eta = eta_fn(S),
-                            unit = S.unit, enabled = enabled}
+                            point = idx, plan = S.plan, unit = S.unit, enabled = enabled}
   local spec = make_spec(S, params, point, line)
-  local t0 = lb.now()
   local _ <close> = setmetatable({}, {__close = function() line:clear() end})
   line:update(nil)
   local res = lb.run(spec)
   if res.partial and lb.interrupted() then error(S.INTERRUPTED, 0) end
   res.label = res.label or point.label
-  S.nruns, S.run_s = S.nruns + 1, S.run_s + (lb.now() - t0)
   return res, line
 end
 
@@ -205,7 +198,8 @@ local function restored_point(S, point)
   point.spread = spread(point.repeats)
   point.values = metrics.values(point.result)
   S.points[#S.points + 1] = point
-  S.total_runs = S.total_runs - S.repeat_n
+  S.plan:drop(1, S.repeat_n)
+  S.left_points, S.left_runs = S.left_points - 1, S.left_runs - S.repeat_n
   S.resumed = S.resumed + 1
   return point
 end
@@ -215,19 +209,23 @@ local function run_point(S, params, order, refined)
                  order = order, refined = refined or nil, seq = #S.points + 1,
                  started = os.date("!%Y-%m-%dT%H:%M:%SZ")}
   S.current = point
-  S.ipoint = S.ipoint + 1
   if restored_point(S, point) then return point end
   if lb.interrupted() then error(S.INTERRUPTED, 0) end
+  local idx = S.plan:next_point()
+  S.left_points = S.left_points - 1
   local mark = #cache.log()
   local line
   for rep = 1, S.repeat_n do
+    local t0 = lb.now()                -- hooks count: the plan's ETA is wall time
     point.rep = rep
     if S.before_each then S.before_each(point) end
     local res
-    res, line = run_once(S, point, params, S.ipoint)
+    res, line = run_once(S, point, params, idx)
     point.repeats[rep] = res
     point.result = res
     if S.after_each then S.after_each(point, res) end
+    S.plan:ran(1, lb.now() - t0)
+    S.left_runs = S.left_runs - 1
   end
   point.rep = nil
   point.result = median_run(point.repeats, S.metric)
@@ -286,8 +284,8 @@ local function new_state(o)
     before_each = o.before_each, after_each = o.after_each,
     metric = metrics.check_metric(o.metric or (type(rule) == "table" and rule.metric) or "bw", 3),
     progress = o.progress ~= false, unit = o.unit,
-    total_points = #grid, total_runs = #grid * repeat_n, nruns = 0, run_s = 0, ipoint = 0,
-    expected_s = progress.expected_s(o.base or {}),
+    total_points = #grid, left_points = #grid, left_runs = #grid * repeat_n,
+    plan = o.plan or progress.plan{points = #grid, runs = #grid * repeat_n},
   }
 end
 
@@ -334,7 +332,9 @@ local function context(S, s, point)
     local frac = 0.5
     local a, b, m = axis_value(lo, S.axis), axis_value(hi, S.axis), tonumber(params[S.axis])
     if a and b and m and b > a then frac = (m - a) / (b - a) end
-    S.total_points, S.total_runs = S.total_points + 1, S.total_runs + S.repeat_n
+    S.total_points = S.total_points + 1
+    S.plan:add(1, S.repeat_n)
+    S.left_points, S.left_runs = S.left_points + 1, S.left_runs + S.repeat_n
     local p = run_point(S, params, lo.order + frac * math.min(1, hi.order - lo.order), true)
     s.points[#s.points + 1] = p
     table.sort(s.points, by_axis(S.axis))
@@ -406,6 +406,7 @@ end
 function M.run(o)
   if type(o) ~= "table" then error("sweep.run expects a table", 2) end
   local S = new_state(o)
+  S.plan:expect(progress.expected_s(S.base))
   S.journal = open_journal(o, S)
   sweep_grid(S)
   if not S.partial then
@@ -419,6 +420,7 @@ function M.run(o)
     if not ok then S.knee = nil end
   end
   S.total_points = #S.points
+  S.plan:drop(S.left_points, S.left_runs)     -- stopped early: not to come
   if S.journal then
     S.journal:finish(S.name, {stopped_by = S.stopped_by, partial = S.partial, reason = S.reason})
   end
@@ -428,7 +430,7 @@ function M.run(o)
                                   #S.points, #S.points == 1 and "" or "s"))
   end
   S.journal_path = S.journal and S.journal.path
-  S.grid, S.current, S.INTERRUPTED, S.journal = nil, nil, nil, S.journal_path
+  S.grid, S.current, S.INTERRUPTED, S.journal, S.plan = nil, nil, nil, S.journal_path, nil
   S.journal_path = nil
   return S
 end

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Description: under a pseudo-terminal (script -qc) a ready script's
+# progress line numbers the points of the whole plan (both modes: point
+# 3/4 is the independent mode's first), its elapsed time counts from the
+# start of the script and it carries an ETA; without a terminal, or with
+# --quiet, stderr holds no progress line.
+. "$(dirname "$0")/lib.sh"
+command -v script >/dev/null || skip "script (util-linux) is needed for a pseudo-terminal"
+tmp=$(lb_tmpdir)
+cd "$tmp" || fail "cd $tmp"
+S="$LB_SRC/scripts/scaleout.lua"
+args="files=2 file_size=1m runtime=0.3s numjobs_shared=1,2 numjobs_independent=1,2 cache=none engine=psync"
+COLUMNS=200 script -qec "$LUABENCH $S $args" /dev/null > tty.txt </dev/null || fail "under a terminal: exit $?"
+lines=$(tr '\r' '\n' < tty.txt | sed 's/\x1b\[K//g')
+for n in 1 2 3 4; do
+  grep -qE "^\[[0-9.]+(ms|s) ETA [0-9.]+(ms|s)\] point $n/4 numjobs=" <<<"$lines" ||
+    fail "no progress line for point $n/4: $(grep -a point <<<"$lines" | head -5)"
+done
+first3=$(grep -m1 "point 3/4" <<<"$lines")
+case "$first3" in "[0ms"*) fail "the elapsed time restarted at point 3: $first3" ;; esac
+grep -q "headline: " <<<"$lines" || fail "no report under a terminal"
+
+"$LUABENCH" "$S" $args >out 2>err </dev/null || fail "without a terminal: exit $?"
+! grep -q $'\r' err || fail "a progress line on stderr without a terminal: $(head -c 300 err)"
+! grep -q "point 1/4" err || fail "progress text without a terminal"
+COLUMNS=200 script -qec "$LUABENCH --quiet $S $args" /dev/null > q.txt </dev/null || fail "--quiet: exit $?"
+! grep -q "point 1/4" q.txt || fail "a progress line with --quiet"
+pass
