@@ -154,6 +154,109 @@ function M.expected_s(spec)
   return nil
 end
 
+-- ---------------------------------------------------------------- fio's line
+
+-- fio's letters for what a job does: R/W/M sequential read/write/mixed,
+-- r/w/m random, D/d trim.
+local LETTER = {read = "R", randread = "r", write = "W", randwrite = "w", rw = "M",
+                readwrite = "M", randrw = "m", trim = "D", randtrim = "d", trimwrite = "M",
+                randtrimwrite = "m"}
+
+-- A number as fio's num2str writes it with 4 significant figures:
+-- 9876, 12.3k, 316k; base 1024 with units for sizes (1234MiB).
+local function sig4(v, base, units)
+  local i = 1
+  while v >= 9999.5 and i < #units do v = v / base; i = i + 1 end
+  local s
+  if v >= 999.5 or v == math.floor(v) then s = string.format("%.0f", v)
+  elseif v >= 99.95 then s = string.format("%.0f", v)
+  elseif v >= 9.995 then s = string.format("%.1f", v)
+  else s = string.format("%.2f", v) end
+  return s .. units[i]
+end
+local BW_UNITS = {"B/s", "KiB/s", "MiB/s", "GiB/s", "TiB/s", "PiB/s"}
+local N_UNITS = {"", "k", "M", "G", "T"}
+
+-- fio's ETA: 00m:33s, 01h:02m:03s, 1d:02h:03m:04s.
+local function eta_text(s)
+  s = math.max(0, math.floor(s + 0.5))
+  local d, h, m = s // 86400, s // 3600 % 24, s // 60 % 60
+  local out = d > 0 and string.format("%dd:", d) or ""
+  if d > 0 or h > 0 then out = out .. string.format("%02dh:", h) end
+  return out .. string.format("%02dm:%02ds", m, s % 60)
+end
+M.eta_text = eta_text
+
+-- fio's letter for rw= (R for an unknown or missing one, fio's default read).
+function M.letter(rw) return LETTER[rw or "read"] or "R" end
+
+-- The rates of the directions that did I/O: "r=1234MiB/s,w=...".
+local function rates(x, key, fmt)
+  local out = {}
+  for _, d in ipairs(metrics.DIRS) do
+    local p = x[d]
+    if p and (p.total_ios or 0) > 0 then out[#out + 1] = d:sub(1, 1) .. "=" .. fmt(p[key] or 0) end
+  end
+  return table.concat(out, ",")
+end
+
+--[[ progress.fio_line(iv, o) -> fio's status line for interval record iv:
+"Jobs: 1 (f=1): [R(1)][45.0%][r=1234MiB/s][r=9876 IOPS][eta 00m:33s]";
+o = {jobs=, files=, letters= ("R(1)"), total_s= or total_bytes=}. ]]
+function M.fio_line(iv, o)
+  local x = iv.interval
+  local el = iv.elapsed_s or 0
+  local frac, eta
+  if o.total_s and o.total_s > 0 then
+    frac, eta = math.min(1, el / o.total_s), o.total_s - el
+  elseif o.total_bytes and o.total_bytes > 0 then
+    local done = 0
+    for _, d in ipairs(metrics.DIRS) do done = done + (iv.total[d].io_bytes or 0) end
+    frac = math.min(1, done / o.total_bytes)
+    eta = frac > 0 and el * (1 - frac) / frac or nil
+  end
+  local s = string.format("Jobs: %d (f=%d): [%s]", o.jobs, o.files or o.jobs, o.letters)
+  s = s .. (frac and string.format("[%.1f%%]", frac * 100) or "[-.-%]")
+  local bw = rates(x, "bw_bytes", function(v) return sig4(v, 1024, BW_UNITS) end)
+  local io = rates(x, "iops", function(v) return sig4(v, 1000, N_UNITS) end)
+  if bw ~= "" then s = s .. "[" .. bw .. "][" .. io .. " IOPS]" end
+  return s .. "[eta " .. (eta and eta_text(eta) or "--m:--s") .. "]"
+end
+
+--[[ progress.fio_eta{mode="auto"|"always"|"never", newline=seconds|nil}
+-> eta or nil: fio's status line on stdout, redrawn after each interval
+(--eta: auto draws it when stdout is a terminal; --eta-newline: a new line
+every that many seconds instead of redrawing).  eta:wrap(rule, o) returns
+the stop rule of a run that draws it (o as for fio_line); eta:finish()
+ends the line. ]]
+function M.fio_eta(o)
+  o = o or {}
+  local mode = o.mode or "auto"
+  local on = mode == "always" or (mode == "auto" and not lb.quiet and lb.isatty ~= nil and
+                                  lb.isatty(1) == true)
+  if not on then return nil end
+  local E = {newline = o.newline, shown = false}
+  function E.wrap(_, rule, lo)
+    local last = 0                  -- the run's time of the last new line
+    return function(iv)
+      local text = M.fio_line(iv, lo)
+      local el = iv.elapsed_s or 0
+      local nl = E.newline and el - last >= E.newline - 1e-3
+      if nl then last = el end
+      io.stdout:write(text, nl and "\n" or "\r")
+      io.stdout:flush()
+      E.shown = not nl
+      if rule then return rule(iv) end
+      return false
+    end
+  end
+  function E.finish()
+    if E.shown then io.stdout:write("\n"); io.stdout:flush() end
+    E.shown = false
+  end
+  return E
+end
+
 --[[ progress.run(spec [, o]) -> result: lb.run with a progress line (o as
 for progress.new; total_s defaults to the spec's runtime).  The line is
 cleared even when the run raises. ]]

@@ -3,7 +3,10 @@
 # progress line numbers the points of the whole plan (both modes: point
 # 3/4 is the independent mode's first), its elapsed time counts from the
 # start of the script and it carries an ETA; without a terminal, or with
-# --quiet, stderr holds no progress line.
+# --quiet, stderr holds no progress line.  luabench fio draws fio's status
+# line (Jobs: 1 (f=1): [R(1)][50.0%][r=...][r=... IOPS][eta 00m:01s]) on
+# stdout under a terminal or with --eta=always, never with --eta=never or
+# without a terminal; --eta-newline ends each line; a bad --eta exits 2.
 . "$(dirname "$0")/lib.sh"
 command -v script >/dev/null || skip "script (util-linux) is needed for a pseudo-terminal"
 tmp=$(lb_tmpdir)
@@ -25,4 +28,17 @@ grep -q "headline: " <<<"$lines" || fail "no report under a terminal"
 ! grep -q "point 1/4" err || fail "progress text without a terminal"
 COLUMNS=200 script -qec "$LUABENCH --quiet $S $args" /dev/null > q.txt </dev/null || fail "--quiet: exit $?"
 ! grep -q "point 1/4" q.txt || fail "a progress line with --quiet"
+
+F="--name=x --ioengine=null --size=1g --runtime=2 --time_based"
+re='Jobs: 1 \(f=1\): \[R\(1\)\]\[[0-9]+\.[0-9]%\]\[r=[0-9.]+[KMGT]?i?B/s\]\[r=[0-9.]+[kMG]? IOPS\]\[eta [0-9]{2}m:[0-9]{2}s\]'
+script -qec "$LUABENCH fio $F" /dev/null > f.txt </dev/null || fail "fio under a terminal: exit $?"
+tr '\r' '\n' < f.txt | grep -aqE "^$re" || fail "no status line under a terminal: $(head -c 400 f.txt)"
+grep -aq "read: IOPS=" f.txt || fail "no report after the status line"
+"$LUABENCH" fio $F >f2.txt 2>&1 </dev/null || fail "fio without a terminal: exit $?"
+! grep -q "Jobs:" f2.txt || fail "a status line without a terminal: $(grep Jobs: f2.txt | head -c 200)"
+"$LUABENCH" fio $F --eta=always --eta-newline=1 >f3.txt 2>&1 </dev/null || fail "--eta=always: exit $?"
+grep -qE "^$re\$" f3.txt || fail "--eta=always --eta-newline=1: $(head -c 400 f3.txt | cat -A)"
+script -qec "$LUABENCH fio $F --eta=never" /dev/null > f4.txt </dev/null || fail "--eta=never: exit $?"
+! grep -aq "Jobs:" f4.txt || fail "a status line with --eta=never"
+expect_exit 2 "--eta must be auto, always or never, not 'sometimes'" "$LUABENCH" fio $F --eta=sometimes
 pass
