@@ -426,6 +426,12 @@ int luaopen_luabench(lua_State *L)
     lua_setfield(L, -2, "version");
     lua_pushboolean(L, lb_host.quiet);
     lua_setfield(L, -2, "quiet");
+    lua_pushstring(L, lb_host.eta ? lb_host.eta : "auto");
+    lua_setfield(L, -2, "eta");
+    if (lb_host.eta_newline) {
+        lua_pushstring(L, lb_host.eta_newline);
+        lua_setfield(L, -2, "eta_newline");
+    }
     lua_pushboolean(L, lb_host.readonly);
     lua_setfield(L, -2, "readonly");
     lua_pushboolean(L, lb_host.allow_overwrite);

@@ -257,6 +257,54 @@ function M.fio_eta(o)
   return E
 end
 
+-- Set while a line of luabench's own is drawn (a sweep, luabench fio):
+-- plain lb.run then draws none.
+M.busy = 0
+
+-- What fio's line says of an lb.run spec.
+local function spec_info(spec)
+  local jobs = type(spec.jobs) == "table" and spec.jobs or {spec}
+  local n, letters, t = 0, {}, 0
+  for _, j in ipairs(jobs) do
+    local nj = tonumber(j.numjobs or spec.numjobs) or 1
+    n = n + nj
+    local rw = tostring(j.rw or j.readwrite or spec.rw or "read"):match("^[a-z]+")
+    letters[#letters + 1] = string.format("%s(%d)", M.letter(rw), nj)
+  end
+  t = M.expected_s(spec) or 0
+  return {jobs = n, letters = table.concat(letters, ""), total_s = t > 0 and t or nil}
+end
+
+-- lb.run for the library's own runs (laying out, warming): no fio line.
+function M.own_run(spec)
+  M.busy = M.busy + 1
+  local ok, r = pcall(lb.run, spec)
+  M.busy = M.busy - 1
+  if not ok then error(r, 0) end
+  return r
+end
+
+--[[ progress.plain(run) -> lb.run as scripts see it: run itself, unless
+fio's status line is wanted (--eta=always, or stdout a terminal without
+--eta=never or --quiet); then a run that draws it (not while a sweep or
+luabench fio draws a line of its own). ]]
+function M.plain(run)
+  local ok, secs = pcall(require("luabench.stop").seconds, lb.eta_newline)
+  local E = M.fio_eta{mode = lb.eta, newline = lb.eta_newline and ok and secs or nil}
+  if not E then return run end
+  return function(spec, ...)
+    local rule = type(spec) == "table" and spec.stop
+    local callable = rule == nil or type(rule) == "function" or
+                     (getmetatable(rule) or {}).__call ~= nil
+    if M.busy > 0 or type(spec) ~= "table" or not callable then return run(spec, ...) end
+    local s = {}
+    for k, v in pairs(spec) do s[k] = v end
+    s.stop = E:wrap(rule, spec_info(spec))
+    local _ <close> = setmetatable({}, {__close = function() E:finish() end})
+    return run(s, ...)
+  end
+end
+
 --[[ progress.run(spec [, o]) -> result: lb.run with a progress line (o as
 for progress.new; total_s defaults to the spec's runtime).  The line is
 cleared even when the run raises. ]]
@@ -268,7 +316,11 @@ function M.run(spec, o)
   local s = {}
   for k, v in pairs(spec) do s[k] = v end
   s.stop = M.wrap(require("luabench.stop").rule(spec.stop), line)
-  local _ <close> = setmetatable({}, {__close = function() line:clear() end})
+  M.busy = M.busy + 1
+  local _ <close> = setmetatable({}, {__close = function()
+    line:clear()
+    M.busy = M.busy - 1
+  end})
   line:update(nil)
   return lb.run(s)
 end

@@ -181,7 +181,11 @@ local function run_once(S, point, params, idx)
   local line = progress.new{label = point.label .. (point.refined and " (refine)" or ""),
                             point = idx, plan = S.plan, unit = S.unit, enabled = enabled}
   local spec = make_spec(S, params, point, line)
-  local _ <close> = setmetatable({}, {__close = function() line:clear() end})
+  progress.busy = progress.busy + 1
+  local _ <close> = setmetatable({}, {__close = function()
+    line:clear()
+    progress.busy = progress.busy - 1
+  end})
   line:update(nil)
   local res = lb.run(spec)
   if res.partial and lb.interrupted() then error(S.INTERRUPTED, 0) end

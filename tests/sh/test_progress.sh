@@ -7,6 +7,7 @@
 # line (Jobs: 1 (f=1): [R(1)][50.0%][r=...][r=... IOPS][eta 00m:01s]) on
 # stdout under a terminal or with --eta=always, never with --eta=never or
 # without a terminal; --eta-newline ends each line; a bad --eta exits 2.
+# A script's plain lb.run draws the same line, and none inside a sweep.
 . "$(dirname "$0")/lib.sh"
 command -v script >/dev/null || skip "script (util-linux) is needed for a pseudo-terminal"
 tmp=$(lb_tmpdir)
@@ -41,4 +42,15 @@ grep -qE "^$re\$" f3.txt || fail "--eta=always --eta-newline=1: $(head -c 400 f3
 script -qec "$LUABENCH fio $F --eta=never" /dev/null > f4.txt </dev/null || fail "--eta=never: exit $?"
 ! grep -aq "Jobs:" f4.txt || fail "a status line with --eta=never"
 expect_exit 2 "--eta must be auto, always or never, not 'sometimes'" "$LUABENCH" fio $F --eta=sometimes
+
+printf 'local r = lb.run{ioengine = "null", size = "1g", runtime = "2s", time_based = true}\nprint("ios=" .. r.read.total_ios)\n' > plain.lua
+script -qec "$LUABENCH plain.lua" /dev/null > p.txt </dev/null || fail "plain lb.run under a terminal: exit $?"
+tr '\r' '\n' < p.txt | grep -aqE "^$re" || fail "plain lb.run: no status line: $(head -c 300 p.txt)"
+grep -aq "^ios=[1-9]" p.txt || fail "plain lb.run: no result printed"
+"$LUABENCH" --eta=always --eta-newline=1s plain.lua > p2.txt 2>&1 </dev/null || fail "--eta=always: exit $?"
+grep -qE "^$re\$" p2.txt || fail "plain lb.run --eta=always: $(head -c 300 p2.txt)"
+"$LUABENCH" plain.lua > p3.txt 2>&1 </dev/null || fail "plain lb.run: exit $?"
+[ "$(cat p3.txt)" = "$(grep ios= p3.txt)" ] || fail "plain lb.run without a terminal printed more: $(cat p3.txt)"
+! grep -aq "Jobs:" tty.txt || fail "a sweep under a terminal drew fio's line too"
+expect_exit 2 "--eta must be auto, always or never, not 'x'" "$LUABENCH" --eta=x plain.lua
 pass

@@ -306,6 +306,7 @@ function M.main(argv)
   if not cfg.output and has(cfg.formats, "normal") then
     io.write(T.preamble(jobs)); io.flush()
   end
+  cfg.eta = cfg.eta or lb.eta                  -- luabench --eta=... --fio FILE
   local eta = (cfg.eta == "always" or has(cfg.formats, "normal")) and
               require("luabench.progress").fio_eta{mode = cfg.eta, newline = cfg.eta_newline}
   local rok, results = pcall(R.run, jobs, {tab = cfg.ctx.tab, checked = true, eta = eta or nil})

@@ -221,7 +221,10 @@ function R.run(jobs, opts)
   for g, group in ipairs(groups) do
     for _, job in ipairs(group) do exec_hook(job, "exec_prerun", "prerun") end
     if opts.eta then specs[g].stop = opts.eta:wrap(specs[g].stop, eta_of(group)) end
+    local progress = require "luabench.progress"
+    progress.busy = progress.busy + 1           -- its own line, or none as asked
     local ok, run = pcall(lb.run, specs[g])
+    progress.busy = progress.busy - 1
     if opts.eta then opts.eta:finish() end
     if not ok then error((tostring(run):gsub("^[^\n]-%.lua:%d+: ", "")), 0) end
     for _, job in ipairs(group) do exec_hook(job, "exec_postrun", "postrun") end
