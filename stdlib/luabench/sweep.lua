@@ -31,7 +31,8 @@ of the sweep metric and spread holds (max - min) / mean of bw, iops, p99.
 A per-run stop rule goes in base.stop.
 
 A sweep never dies with what it measured.  SIGINT, SIGTERM or SIGHUP, a
-hook that raises or a run that fails end it there: sweep.run returns the
+hook that raises or a run that fails end it there (under MPI with several
+ranks the error goes on, ending every rank): sweep.run returns the
 points finished so far with partial = true and reason (the signal, or the
 point and its error); the point in progress is dropped.  on_error = "skip"
 records a failing point in failed and goes on.  After an error (not a
@@ -367,6 +368,10 @@ progress=, metric=, unit=} -> sweep (see the top of this file). ]]
 -- After a point raised: true when the sweep ends here.  A signal ends it;
 -- an error ends it (on_error=stop) or is recorded and passed (skip).
 local function failed_point(S, err)
+  -- Several ranks: one that stopped alone would leave the others waiting
+  -- at the next run's barrier, so the error goes on to the host, which
+  -- ends them all (the journal keeps the points finished so far).
+  if (lb.size or 1) > 1 then error(err == S.INTERRUPTED and "interrupted" or err, 0) end
   local p = S.current or {}
   local sig = select(2, lb.interrupted())
   if err == S.INTERRUPTED or sig then
