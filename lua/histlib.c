@@ -1,11 +1,15 @@
 /*
  * Histogram userdata: a core lb_hist owned by Lua, with the methods a
  * script needs to read it (percentile, count, min, max, mean, stddev,
- * buckets) and to combine it (merge, record).  __gc and __close share one
- * idempotent release.
+ * buckets) and to combine it (merge, record), and a text form that keeps
+ * it whole (encode, lb.hist_decode) for files a later run reads back, as a
+ * sweep's journal.  __gc and __close share one idempotent release.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "hist.h"
 #include <lauxlib.h>
@@ -132,6 +136,88 @@ static int h_buckets(lua_State *L)
     return 1;
 }
 
+/* The text form: "count,min,max,sum,lost,sumsq-bits" then ";index:count"
+ * for each non-empty bucket, every number in hexadecimal, so that it is
+ * exact whatever reads it (a JSON string, not a JSON number). */
+static int h_encode(lua_State *L)
+{
+    struct lb_hist *h = lb_check_hist(L, 1);
+    uint64_t *flat = malloc(LB_HIST_FLAT * sizeof *flat);
+    if (flat == NULL)
+        return luaL_error(L, "histogram encode: not enough memory");
+    lb_hist_export(h, flat);
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    char num[64];
+    const uint64_t *t = flat + LB_HIST_BUCKETS;
+    snprintf(num, sizeof num, "%" PRIx64 ",%" PRIx64 ",%" PRIx64, t[0], t[1], t[2]);
+    luaL_addstring(&b, num);
+    snprintf(num, sizeof num, ",%" PRIx64 ",%" PRIx64 ",%" PRIx64, t[3], t[4], t[5]);
+    luaL_addstring(&b, num);
+    for (size_t i = 0; i < LB_HIST_BUCKETS; i++) {
+        if (flat[i] == 0)
+            continue;
+        snprintf(num, sizeof num, ";%zx:%" PRIx64, i, flat[i]);
+        luaL_addstring(&b, num);
+    }
+    free(flat);
+    luaL_pushresult(&b);
+    return 1;
+}
+
+/* Reads one hexadecimal number at *p, then the separator sep (0: the end). */
+static int hex_field(const char **p, char sep, uint64_t *out)
+{
+    char *end;
+    if (!((**p >= '0' && **p <= '9') || (**p >= 'a' && **p <= 'f')))
+        return -1;
+    errno = 0;
+    *out = strtoull(*p, &end, 16);
+    if (errno || *end != sep)
+        return -1;
+    *p = sep ? end + 1 : end;
+    return 0;
+}
+
+static int decode_flat(const char *s, uint64_t *flat)
+{
+    uint64_t *t = flat + LB_HIST_BUCKETS;
+    for (int k = 0; k < 6; k++)
+        if (hex_field(&s, k < 5 ? ',' : (strchr(s, ';') ? ';' : 0), &t[k]) < 0)
+            return -1;
+    while (*s) {
+        uint64_t idx, n;
+        if (hex_field(&s, ':', &idx) < 0 || idx >= LB_HIST_BUCKETS)
+            return -1;
+        if (hex_field(&s, strchr(s, ';') ? ';' : 0, &n) < 0)
+            return -1;
+        flat[idx] = n;
+    }
+    return 0;
+}
+
+/* lb.hist_decode(text) -> histogram | nil, message: h:encode()'s text. */
+static int l_hist_decode(lua_State *L)
+{
+    const char *s = luaL_checkstring(L, 1);
+    uint64_t *flat = calloc(LB_HIST_FLAT, sizeof *flat);
+    struct lb_hist *h = NULL;
+    if (flat == NULL || lb_hist_new(&h) < 0) {
+        free(flat);
+        return luaL_error(L, "histogram decode: not enough memory");
+    }
+    int rc = decode_flat(s, flat) < 0 ? -EINVAL : lb_hist_import_add(h, flat);
+    free(flat);
+    if (rc < 0) {
+        lb_hist_free(h);
+        lua_pushnil(L);
+        lua_pushstring(L, rc == -EINVAL ? "not an encoded histogram" : "not enough memory");
+        return 2;
+    }
+    lb_push_hist(L, h);
+    return 1;
+}
+
 static int h_tostring(lua_State *L)
 {
     struct lb_hist *h = lb_check_hist(L, 1);
@@ -155,7 +241,7 @@ static const luaL_Reg hist_methods[] = {
     {"percentile", h_percentile}, {"count", h_count}, {"min", h_min},
     {"max", h_max}, {"mean", h_mean}, {"stddev", h_stddev},
     {"merge", h_merge}, {"record", h_record}, {"copy", h_copy},
-    {"buckets", h_buckets}, {"close", h_release}, {NULL, NULL},
+    {"buckets", h_buckets}, {"encode", h_encode}, {"close", h_release}, {NULL, NULL},
 };
 
 int lb_hist_open(lua_State *L)
@@ -172,5 +258,7 @@ int lb_hist_open(lua_State *L)
     lua_pop(L, 1);
     lua_pushcfunction(L, l_hist_new);
     lua_setfield(L, -2, "hist");
+    lua_pushcfunction(L, l_hist_decode);
+    lua_setfield(L, -2, "hist_decode");
     return 0;
 }

@@ -42,7 +42,9 @@ const char *lb_signal_name(int sig)
 
 int lb_exit_status(int code)
 {
-    return lb_host.signal ? lb_exit_signal(lb_host.signal) : code;
+    if (lb_host.signal)
+        return lb_exit_signal(lb_host.signal);
+    return code == LB_EXIT_OK && lb_host.failed ? LB_EXIT_FAILURE : code;
 }
 
 int lb_usage_raise(lua_State *L)

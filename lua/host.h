@@ -12,9 +12,12 @@
 /* Process-wide settings from the command line. */
 struct lb_host {
     int quiet;             /* -q: no progress line, no notes */
+    const char *eta;       /* --eta: fio's status line: auto, always, never */
+    const char *eta_newline; /* --eta-newline: the time between new lines */
     int readonly;          /* --readonly: open nothing for writing */
     int allow_overwrite;   /* --allow-overwrite: write into files not ours */
     volatile int signal;   /* the interrupting signal received, else 0 */
+    int failed;            /* lb.fail(): results kept, but something failed */
     const char *stdlib;    /* directory holding the luabench modules */
     const char *script;    /* the script being run, or NULL */
 };
@@ -33,7 +36,8 @@ enum lb_exit {
 int lb_exit_signal(int sig);
 const char *lb_signal_name(int sig);
 
-/* code, unless a signal interrupted the run: then that signal's status. */
+/* code, unless a signal interrupted the run: then that signal's status;
+ * 1 for 0 when the script said something failed (lb.fail). */
 int lb_exit_status(int code);
 
 /* Raises a Lua error that the host reports as bad input (exit 2), with the

@@ -66,19 +66,14 @@ static void push_total(lua_State *L, const struct running_total *t)
 {
     lua_createtable(L, 0, LB_DDIR_N);
     for (int d = 0; d < LB_DDIR_N; d++) {
-        lua_createtable(L, 0, 5);
-        lua_pushinteger(L, (lua_Integer)t->ios[d]);
-        lua_setfield(L, -2, "ios");
-        lua_pushinteger(L, (lua_Integer)t->bytes[d]);
-        lua_setfield(L, -2, "bytes");
-        lua_pushnumber(L, t->elapsed_s > 0 ? t->ios[d] / t->elapsed_s : 0);
-        lua_setfield(L, -2, "iops");
-        lua_pushnumber(L, t->elapsed_s > 0 ? t->bytes[d] / t->elapsed_s : 0);
-        lua_setfield(L, -2, "bw_bytes");
+        lua_createtable(L, 0, 7);
+        lb_push_counts(L, t->ios[d], t->bytes[d], t->elapsed_s);
         lb_push_hist(L, lb_hist_dup(t->clat[d]));
         lua_setfield(L, -2, "clat_hist");
+        lb_strict_record(L);
         lua_setfield(L, -2, lb_ddir_name(d));
     }
+    lb_strict_record(L);
 }
 
 /* Calls stop(iv); returns the reason string (on the stack) or NULL. */
@@ -97,6 +92,7 @@ static const char *call_stop(lua_State *L, int stopfn, int ivs, const struct run
     lua_setfield(L, -2, "intervals");
     push_total(L, t);
     lua_setfield(L, -2, "total");
+    lb_strict_record(L);
     lua_call(L, 1, 1);    /* errors propagate; the guard stops the run */
     if (!lua_toboolean(L, -1)) {
         lua_pop(L, 1);
@@ -385,16 +381,30 @@ static int l_is_ours(lua_State *L)
     return 1;
 }
 
+/* lb.interrupted() -> boolean [, the signal's name ("SIGINT")] */
 static int l_interrupted(lua_State *L)
 {
-    lua_pushboolean(L, lb_host.signal != 0);
-    return 1;
+    int sig = lb_host.signal;
+    lua_pushboolean(L, sig != 0);
+    if (!sig)
+        return 1;
+    lua_pushstring(L, lb_signal_name(sig));
+    return 2;
+}
+
+/* lb.fail(): the script keeps going (it prints and writes what it has),
+ * but the process exits 1 where it would have exited 0. */
+static int l_fail(lua_State *L)
+{
+    lb_host.failed = 1;
+    (void)L;
+    return 0;
 }
 
 static const luaL_Reg lb_funcs[] = {
     {"run", l_run}, {"now", l_now}, {"sleep", l_sleep}, {"clock", l_clock},
     {"engines", l_engines},
-    {"interrupted", l_interrupted}, {"remove", l_remove}, {"is_ours", l_is_ours},
+    {"interrupted", l_interrupted}, {"fail", l_fail}, {"remove", l_remove}, {"is_ours", l_is_ours},
     {NULL, NULL},
 };
 
@@ -419,6 +429,12 @@ int luaopen_luabench(lua_State *L)
     lua_setfield(L, -2, "commit");
     lua_pushboolean(L, lb_host.quiet);
     lua_setfield(L, -2, "quiet");
+    lua_pushstring(L, lb_host.eta ? lb_host.eta : "auto");
+    lua_setfield(L, -2, "eta");
+    if (lb_host.eta_newline) {
+        lua_pushstring(L, lb_host.eta_newline);
+        lua_setfield(L, -2, "eta_newline");
+    }
     lua_pushboolean(L, lb_host.readonly);
     lua_setfield(L, -2, "readonly");
     lua_pushboolean(L, lb_host.allow_overwrite);

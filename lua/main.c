@@ -44,20 +44,28 @@ static const char usage[] =
 "  -v, --version       print the version and the git commit of the build\n"
 "  --list-engines      each I/O engine and whether this kernel runs it\n"
 "  -q, --quiet         no progress line, no notes\n"
+"  --eta=WHEN          fio's status line on stdout during lb.run: auto (when\n"
+"                      stdout is a terminal), always, never\n"
+"  --eta-newline=TIME  a new status line every TIME instead of redrawing it\n"
 "  --readonly          open no file for writing and create none\n"
 "  --allow-overwrite   allow writing into files luabench did not create\n"
 "  --fio               run fio job files (see also: luabench fio --help)\n"
 "\n"
-"exit status: 0 ok, 1 run-time failure, 2 bad input, 130/143 interrupted\n"
+"exit status: 0 ok, 1 run-time failure, 2 bad input, 129/130/143 interrupted\n"
+"(by SIGHUP/SIGINT/SIGTERM)\n"
 "\n"
 "workload options (lb.run{...}, fio job files, luabench fio --NAME=VALUE):\n";
 
 /* A second signal ends the process at once, also when the main thread is
- * busy in Lua code, where the flag alone is never seen. */
+ * busy in Lua code, where the flag alone is never seen.  SIGHUP never
+ * does: a terminal that goes away may send it more than once, and the
+ * script is to keep what it measured (its journal, its files). */
 static void on_signal(int sig)
 {
-    if (lb_host.signal)
+    if (lb_host.signal && sig != SIGHUP)
         _exit(lb_exit_signal(sig));
+    if (lb_host.signal)
+        return;
     lb_host.signal = sig;
     lb_run_interrupt_all();
 }
@@ -155,12 +163,15 @@ static void set_path(lua_State *L, const char *stdlib)
  * library functions, in Lua, loading their module at the first call. */
 static const char lb_aliases[] =
     "local lb = ...\n"
-    "function lb.report(...) return require('luabench.report').print(...) end\n";
+    "function lb.report(...) return require('luabench.report').print(...) end\n"
+    "lb.run = require('luabench.progress').plain(lb.run)\n";
 
 /* The lb module as the global lb, with its aliases. */
 static void open_lb(lua_State *L)
 {
     luaL_requiref(L, "luabench", luaopen_luabench, 0);
+    lua_pushvalue(L, -1);
+    lua_setglobal(L, "lb");        /* the aliases' modules find it there */
     if (luaL_loadbuffer(L, lb_aliases, sizeof lb_aliases - 1, "=luabench") != LUA_OK)
         lua_error(L);
     lua_pushvalue(L, -2);
@@ -299,6 +310,13 @@ static int parse_args(lua_State *L, int argc, char **argv, struct cmdline *cl)
             return list_engines();
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
             lb_host.quiet = 1;
+        } else if (!strncmp(a, "--eta=", 6)) {
+            lb_host.eta = a + 6;
+            if (strcmp(lb_host.eta, "auto") && strcmp(lb_host.eta, "always") &&
+                strcmp(lb_host.eta, "never"))
+                lb_usage_error(L, "--eta must be auto, always or never, not '%s'", lb_host.eta);
+        } else if (!strncmp(a, "--eta-newline=", 14)) {
+            lb_host.eta_newline = a + 14;
         } else if (!strcmp(a, "--readonly")) {
             lb_host.readonly = 1;
         } else if (!strcmp(a, "--allow-overwrite")) {
@@ -366,6 +384,7 @@ static int set_up(lua_State *L, int argc, char **argv)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
     return GO_ON;
 }

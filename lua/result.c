@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "clock.h"
@@ -273,7 +274,61 @@ void lb_push_stats(lua_State *L, const struct lb_stats *s, const char *name,
     lua_setfield(L, -2, "clock");
 }
 
-/* {index, start_ms, end_ms, read = {ios, bytes, iops, bw_bytes, clat_hist}, ...} */
+#define RECORD_MT "lb.record"   /* the interval records' metatable */
+
+/* Reading a field an interval record lacks is an error naming it: a stop
+ * rule that asks for a misspelt count would otherwise never fire. */
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int record_index(lua_State *L)
+{
+    const char *names[32];
+    size_t n = 0;
+    if (lua_type(L, 2) != LUA_TSTRING)
+        return 0;
+    lua_pushnil(L);
+    while (lua_next(L, 1)) {          /* the keys stay anchored in the table */
+        lua_pop(L, 1);
+        if (lua_type(L, -1) == LUA_TSTRING && n < sizeof names / sizeof names[0])
+            names[n++] = lua_tostring(L, -1);
+    }
+    qsort(names, n, sizeof names[0], cmp_names);
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            luaL_addstring(&b, ", ");
+        luaL_addstring(&b, names[i]);
+    }
+    luaL_pushresult(&b);
+    return luaL_error(L, "the interval record has no field '%s' (it has: %s)",
+                      lua_tostring(L, 2), lua_tostring(L, -1));
+}
+
+void lb_strict_record(lua_State *L)
+{
+    if (luaL_newmetatable(L, RECORD_MT)) {
+        lua_pushcfunction(L, record_index);
+        lua_setfield(L, -2, "__index");
+    }
+    lua_setmetatable(L, -2);
+}
+
+void lb_push_counts(lua_State *L, uint64_t ios, uint64_t bytes, double secs)
+{
+    lb_set_int(L, "total_ios", ios);
+    lb_set_int(L, "io_bytes", bytes);
+    lb_set_int(L, "ios", ios);          /* the older names */
+    lb_set_int(L, "bytes", bytes);
+    lb_set_num(L, "iops", secs > 0 ? ios / secs : 0);
+    lb_set_num(L, "bw_bytes", secs > 0 ? bytes / secs : 0);
+}
+
+/* {index, start_ms, end_ms, duration_s, read = {total_ios, io_bytes, ios,
+ * bytes, iops, bw_bytes, clat_hist}, write, trim}, strict (lb_strict_record) */
 void lb_push_interval(lua_State *L, const struct lb_interval *iv)
 {
     double secs = (double)(iv->end_ns - iv->start_ns) / 1e9;
@@ -283,13 +338,12 @@ void lb_push_interval(lua_State *L, const struct lb_interval *iv)
     lb_set_num(L, "end_ms", iv->end_ns / 1e6);
     lb_set_num(L, "duration_s", secs);
     for (int d = 0; d < LB_DDIR_N; d++) {
-        lua_createtable(L, 0, 5);
-        lb_set_int(L, "ios", iv->ios[d]);
-        lb_set_int(L, "bytes", iv->bytes[d]);
-        lb_set_num(L, "iops", secs > 0 ? iv->ios[d] / secs : 0);
-        lb_set_num(L, "bw_bytes", secs > 0 ? iv->bytes[d] / secs : 0);
+        lua_createtable(L, 0, 7);
+        lb_push_counts(L, iv->ios[d], iv->bytes[d], secs);
         push_hist_copy(L, iv->clat[d]);
         lua_setfield(L, -2, "clat_hist");
+        lb_strict_record(L);
         lua_setfield(L, -2, lb_ddir_name(d));
     }
+    lb_strict_record(L);
 }

@@ -19,6 +19,11 @@ struct lb_ivs {
 void lb_push_stats(lua_State *L, const struct lb_stats *s, const char *name,
                    const struct lb_ivs *ivs);
 void lb_push_interval(lua_State *L, const struct lb_interval *iv);
+/* Gives the table on top of the stack the interval records' metatable:
+ * reading a string key it lacks raises an error naming the key. */
+void lb_strict_record(lua_State *L);
+/* total_ios, io_bytes (also as ios, bytes), iops and bw_bytes over secs. */
+void lb_push_counts(lua_State *L, uint64_t ios, uint64_t bytes, double secs);
 /* The name of errno e ("EACCES"), or "E<number>" for one without. */
 const char *lb_errno_name(int e);
 /* A failure of the world as Lua's io library returns one

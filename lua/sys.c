@@ -1,7 +1,7 @@
 /*
  * System functions for scenario scripts, added to the lb table: page-cache
  * control and inspection (fadvise, residency, drop_caches), atomic file
- * writes for reports, directory creation and stat for file sets, and what
+ * writes for reports, appends synced line by line for journals, directory creation and stat for file sets, and what
  * a report says about the host (hostname, cpus, physical cores).
  *
  * Like Lua's own io library: a bad argument raises; a failure of the world
@@ -193,6 +193,37 @@ static int s_write_atomic(lua_State *L)
     return 1;
 }
 
+/* lb.append_sync(path, text [, create]) -> true | nil, message, errno name:
+ * appends text to path and fsyncs it, for a journal that keeps every line
+ * a crash or a signal may follow.  create: the file must not exist yet
+ * (made 0666 & ~umask, and its directory fsynced); otherwise it must.
+ * Never follows a symbolic link. */
+static int s_append_sync(lua_State *L)
+{
+    size_t len;
+    const char *path = luaL_checkstring(L, 1);
+    const char *text = luaL_checklstring(L, 2, &len);
+    int create = lua_toboolean(L, 3);
+    int flags = O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC | (create ? O_CREAT | O_EXCL : 0);
+    int fd = open(path, flags, 0666);
+    if (fd < 0)
+        return lb_pushresult(L, -errno, path);
+    int rc = write_all(fd, text, len);
+    if (rc == 0 && fsync(fd) != 0)
+        rc = -errno;
+    if (close(fd) != 0 && rc == 0)
+        rc = -errno;
+    if (rc == 0 && create) {
+        char dir[PATH_MAX];
+        dir_of(path, dir, sizeof dir);
+        rc = fsync_dir(dir);
+    }
+    if (rc != 0)
+        return lb_pushresult(L, rc, path);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
 /* mkdir -p: every missing directory of path, mode 0777 & ~umask. */
 static int s_mkdir(lua_State *L)
 {
@@ -317,6 +348,7 @@ int lb_sys_open(lua_State *L)
         {"drop_caches", s_drop_caches},
         {"isatty", s_isatty},
         {"write_atomic", s_write_atomic},
+        {"append_sync", s_append_sync},
         {"mkdir", s_mkdir},
         {"stat", s_stat},
         {"hostname", s_hostname},

@@ -12,7 +12,11 @@
 --                          out, as the guide's job file generator does)
 --
 -- Per point: bandwidth, IOPS, clat p50 and p99; per mode: the peak and the
--- knee (numjobs); the headline is the higher peak of the two modes.  The
+-- knee (numjobs); the headline is the higher peak of the two modes.  Every
+-- finished point goes to a journal (named in the first line printed);
+-- SIGINT, SIGTERM, SIGHUP or a failing point end the run with the points
+-- finished so far, printed and written, marked partial; resume=JOURNAL
+-- runs only the points the journal lacks.  The
 -- peak table has the guide's layout (topology xW/yC, GiB/s / Gbps, where
 -- Gbps = bits / 1e9).  Under MPI (mpirun luabench ...) every rank is a
 -- client and the numbers are the cluster's; only rank 0 prints and writes.
@@ -24,6 +28,7 @@ local scaleout = require "luabench.scaleout"
 local sweep = require "luabench.sweep"
 local report = require "luabench.report"
 local prep = require "luabench.prep"
+local progress = require "luabench.progress"
 
 local P = script.params(script.spec({
   {"dir", help = "directory of the data files (default: a temporary directory under the " ..
@@ -64,7 +69,7 @@ local P = script.params(script.spec({
   {"out", help = "write PREFIX.json, PREFIX.md, PREFIX.csv, PREFIX.svg and PREFIX.html"},
   {"unit", default = "MiB/s", choices = {"KiB/s", "MiB/s", "GiB/s", "kB/s", "MB/s", "GB/s"},
    help = "bandwidth unit of the text tables"},
-}), {about = "The scale-out fio procedure of the storage guide: a numjobs sweep in " ..
+}, script.JOURNAL_PARAMS), {about = "The scale-out fio procedure of the storage guide: a numjobs sweep in " ..
              "shared-file and independent-file mode, peak and knee per mode."})
 
 local notes, note = script.notes()
@@ -132,19 +137,13 @@ end
 
 local function run_mode(mode)
   local base = spec_of(mode, 1, R.state)
-  local threads = {}
-  local sw = sweep.run{
+  return sweep.run{
+    journal = R.journal or false, name = mode, on_error = P.on_error, plan = R.plan,
     base = base,
     vary = {{"numjobs", mode == "shared" and P.numjobs_shared or P.numjobs_independent}},
     before_each = function(point)
-      local nj = point.params.numjobs
       if mode == "independent" then
-        local s, t, d = spec_of(mode, nj, R.state)
-        base.jobs = s.jobs           -- the sweep builds each run from base
-        threads[nj] = t
-        note_dropped(nj, t, d)
-      else
-        threads[nj] = nj
+        base.jobs = spec_of(mode, point.params.numjobs, R.state).jobs  -- runs are built from base
       end
       R.cache.prepare(R.state)
     end,
@@ -152,22 +151,27 @@ local function run_mode(mode)
     repeat_n = P["repeat"],
     unit = P.unit,
   }
-  return sw, threads
 end
 
--- A mode's part of the JSON document.
-local function mode_doc(mode, sw, threads)
+-- A mode's part of the JSON document; nil when no point of it finished.
+local function mode_doc(mode, sw)
   local pts = {}
+  if #sw.points == 0 then return nil end
   for i, p in ipairs(sw.points) do
     local v = p.values
-    pts[i] = {numjobs = p.params.numjobs, threads = threads[p.params.numjobs],
+    local nj = p.params.numjobs
+    local _, threads, dropped = spec_of(mode, nj, R.state)
+    if mode == "independent" then note_dropped(nj, threads, dropped) end
+    if p.resumed then R.cache.recall(p.hooks) end
+    pts[i] = {numjobs = nj, threads = threads,
               bw_bytes = v.bw, iops = v.iops, clat_p50_ns = v.p50, clat_p99_ns = v.p99,
               cache = #p.hooks > 0 and p.hooks or nil}
   end
   local knee = sw.knee or sw.points[#sw.points]
   return {points = pts, peak = sw.peak.params.numjobs, peak_bw_bytes = sw.peak.values.bw,
           knee = knee.params.numjobs, knee_found = sw.knee ~= nil, stopped_by = sw.stopped_by,
-          iodepth = mode == "shared" and P.iodepth_shared or P.iodepth_independent}
+          iodepth = mode == "shared" and P.iodepth_shared or P.iodepth_independent,
+          partial = sw.partial, failed = #sw.failed > 0 and sw.failed or nil}
 end
 
 -- Each mode's peak again with a cold cache.  The guide: cold is usually
@@ -177,6 +181,7 @@ local function hot_vs_cold(modes)
   local out = {}
   for _, mode in ipairs(P.modes) do
     local m = modes[mode]
+    if not m then break end
     R.cache.prepare("cold")
     local cold = report.metric(lb.run((spec_of(mode, m.peak, "cold"))), "bw")
     local ratio = cold > 0 and m.peak_bw_bytes / cold or nil
@@ -196,18 +201,28 @@ local function headline_of(modes)
   local h
   for _, mode in ipairs(P.modes) do
     local m = modes[mode]
-    if not h or m.peak_bw_bytes > h.bw_bytes then
+    if m and (not h or m.peak_bw_bytes > h.bw_bytes) then
       h = {mode = mode, numjobs = m.peak, bw_bytes = m.peak_bw_bytes}
     end
   end
+  if not h then return nil end
   h.gib_s, h.gbps = scaleout.gib(h.bw_bytes), scaleout.gbps(h.bw_bytes)
   return h
 end
 
 -- Sweeps every mode; the JSON document.
 local function measure(compare, baseline)
-  local modes = {}
-  for _, mode in ipairs(P.modes) do modes[mode] = mode_doc(mode, run_mode(mode)) end
+  local modes, partial = {}, nil
+  local n = 0                  -- the progress line's plan: every point of every mode
+  for _, mode in ipairs(P.modes) do
+    n = n + #(mode == "shared" and P.numjobs_shared or P.numjobs_independent)
+  end
+  R.plan = progress.plan{points = n, runs = n}
+  for _, mode in ipairs(P.modes) do
+    local sw = run_mode(mode)
+    modes[mode] = mode_doc(mode, sw)
+    if sw.partial then partial = sw.reason; break end
+  end
   local params = {}
   for k, v in pairs(P) do params[k] = v end
   params.engine, params.clients, params.dir, params.keep = R.engine, R.clients, R.dir, R.keep
@@ -217,7 +232,9 @@ local function measure(compare, baseline)
     host = {hostname = lb.hostname(), cpus = lb.cpus()},
     topology = scaleout.topology(P.workers, R.clients), workers = tonumber(P.workers) or P.workers,
     clients = R.clients, cache_state = R.state, modes = modes, headline = headline_of(modes),
-    params = params, hot_vs_cold = compare and hot_vs_cold(modes) or nil,
+    params = params, hot_vs_cold = compare and not partial and hot_vs_cold(modes) or nil,
+    partial = partial and true or nil, reason = partial,
+    journal = R.journal and R.journal.path,
   }
   if baseline then doc.efficiency = scaleout.efficiencies(doc, baseline) end
   if R.cache.warning then notes[#notes + 1] = R.cache.warning end
@@ -281,6 +298,7 @@ end
 
 local function headline_line(doc)
   local h = doc.headline
+  if not h then return "headline: none (no point finished)" end
   return string.format("headline: %s mode, numjobs=%d: %.2f GiB/s (%.1f Gbps)", h.mode,
                        h.numjobs, h.gib_s, h.gbps)
 end
@@ -289,9 +307,22 @@ local function peak_md(doc)
   return scaleout.peak_table({{topology = doc.topology, modes = doc.modes}})
 end
 
-local function text(doc)
+-- The modes the document holds, in the order run.
+local function modes_of(doc)
   local out = {}
   for _, mode in ipairs(P.modes) do
+    if doc.modes[mode] then out[#out + 1] = mode end
+  end
+  return out
+end
+
+local function partial_line(doc)
+  return doc.partial and ("partial results: " .. doc.reason) or nil
+end
+
+local function text(doc)
+  local out = {}
+  for _, mode in ipairs(modes_of(doc)) do
     out[#out + 1] = mode_title(doc, mode)
     out[#out + 1] = report.text_table(mode_table(doc, mode), {unit = P.unit})
     out[#out + 1] = mode_summary(doc, mode)
@@ -300,6 +331,7 @@ local function text(doc)
   out[#out + 1] = peak_md(doc)
   out[#out + 1] = headline_line(doc)
   out[#out + 1] = GBPS_NOTE
+  out[#out + 1] = partial_line(doc)
   return table.concat(out, "\n")
 end
 
@@ -344,9 +376,12 @@ end
 
 local function markdown(doc)
   local what = P.rw == "read" and "sequential read" or "random read"
-  local out = {"# Scale-out " .. what .. ": " .. doc.topology, "", peak_md(doc),
-               headline_line(doc) .. ".", "", GBPS_NOTE, ""}
-  for _, mode in ipairs(P.modes) do md_mode(doc, mode, out) end
+  local out = {"# Scale-out " .. what .. ": " .. doc.topology, ""}
+  if doc.partial then out[#out + 1] = "**" .. partial_line(doc) .. "**\n" end
+  for _, line in ipairs({peak_md(doc), headline_line(doc) .. ".", "", GBPS_NOTE, ""}) do
+    out[#out + 1] = line
+  end
+  for _, mode in ipairs(modes_of(doc)) do md_mode(doc, mode, out) end
   for _, n in ipairs(doc.notes or {}) do out[#out + 1] = "Note: " .. n .. "\n" end
   return table.concat(out, "\n")
 end
@@ -379,7 +414,7 @@ end
 
 local function svg(doc)
   local rows = {}
-  for _, mode in ipairs(P.modes) do
+  for _, mode in ipairs(modes_of(doc)) do
     local m = doc.modes[mode]
     for _, p in ipairs(m.points) do
       rows[#rows + 1] = {mode = mode, numjobs = p.numjobs, bw = p.bw_bytes, p99 = p.clat_p99_ns,
@@ -390,7 +425,8 @@ local function svg(doc)
                         {key = "numjobs", title = "numjobs", unit = ""},
                         {key = "bw", title = "BW", unit = "B/s"},
                         {key = "p99", title = "clat p99", unit = "ns"},
-                        {key = "mark", title = "", unit = ""}}, rows = rows}
+                        {key = "mark", title = "", unit = ""}}, rows = rows,
+             partial = doc.reason}
   return report.svg(t, {x = "numjobs", y = {"bw", "p99"}, unit = "GiB/s",
                         title = "Scale-out read " .. doc.topology ..
                                 ": bandwidth and p99 by numjobs", subtitle = subtitle(doc)})
@@ -401,6 +437,7 @@ end
 local function main()
   script.check_out(P.out)
   if P.confidence > 1 then script.usage_error("confidence must be at most 1, not %g", P.confidence) end
+  R.journal = script.journal(P)
   local baseline = P.baseline and load_baseline(P.baseline)
   local compare
   R.state, compare = cache_states()

@@ -11,12 +11,17 @@
 --   fio -iodepth=1 -rw=read -ioengine=libaio -bs=<bs> -numjobs=<n> -group_reporting \
 --       -size=100G -filename=/mnt/alluxio/100gb -name=read_test --readonly -direct=1 --runtime=60
 --
+-- Every finished run goes to a journal (named in the first line printed); a
+-- signal or a failing run ends the script with the tables of the runs
+-- finished so far, marked partial; resume=JOURNAL runs only the rest.
+--
 --   luabench scripts/single_node.lua [filename=/mnt/alluxio/100gb direct=1 runtime=60]
 --   luabench scripts/single_node.lua help=1
 local script = require "luabench.script"
 local sweep = require "luabench.sweep"
 local report = require "luabench.report"
 local prep = require "luabench.prep"
+local progress = require "luabench.progress"
 
 local P = script.params(script.spec({
   {"filename", help = "the file to read; laid out when missing (default: 'data' in dir)"},
@@ -40,7 +45,7 @@ local P = script.params(script.spec({
    help = "bandwidth unit (the guide's tables use MiB/s and MB/s)"},
 }, script.CACHE_PARAMS, {
   {"out", help = "also write PREFIX.md and PREFIX.json"},
-}), {about = "The single-node fio tables of the storage guide: sequential and random " ..
+}, script.JOURNAL_PARAMS), {about = "The single-node fio tables of the storage guide: sequential and random " ..
              "reads of one file by 1, 32 and 128 threads, in MiB/s and IOPS."})
 
 local PATTERN = {read = "Sequential Read", randread = "Random Read"}
@@ -70,8 +75,9 @@ local function states()
   return list, seen.hot and seen.cold
 end
 
-local function run_grid(file, engine, cachest, state)
+local function run_grid(file, engine, cachest, state, J, plan)
   return sweep.run{
+    journal = J or false, name = state, on_error = P.on_error, plan = plan,
     base = {name = "read_test", ioengine = engine, iodepth = P.iodepth, direct = P.direct,
             filename = file.paths[1], size = file.size, readonly = true, group_reporting = true,
             runtime = P.runtime, time_based = true, invalidate = cachest.invalidate(state)},
@@ -81,9 +87,10 @@ local function run_grid(file, engine, cachest, state)
   }
 end
 
-local function points_of(sw, state)
+local function points_of(sw, state, cachest)
   local out = {}
   for _, p in ipairs(sw.points) do
+    if p.resumed then cachest.recall(p.hooks) end
     local v = p.values
     out[#out + 1] = {cache = state, bs = p.params.bs, rw = p.params.rw, numjobs = p.params.numjobs,
                      bw_bytes = v.bw, iops = v.iops, clat_p50_ns = v.p50, clat_p99_ns = v.p99}
@@ -165,6 +172,7 @@ end
 
 local function main()
   script.check_out(P.out)
+  local J = script.journal(P)
   local list, both = states()
   local engine, why = script.engine(P.engine)
   if why then note("%s", why) end
@@ -181,13 +189,15 @@ local function main()
   file = data_file(dir)
   local cachest = script.cache_state(P, file, {direct = P.direct})
 
-  local points = {}
+  local points, partial = {}, nil
+  local n = #list * #P.bs * #P.rw * #P.numjobs     -- the progress line's whole plan
+  local plan = progress.plan{points = n, runs = n}
   for _, state in ipairs(list) do
-    for _, p in ipairs(points_of(run_grid(file, engine, cachest, state), state)) do
-      points[#points + 1] = p
-    end
+    local sw = run_grid(file, engine, cachest, state, J, plan)
+    for _, p in ipairs(points_of(sw, state, cachest)) do points[#points + 1] = p end
+    if sw.partial then partial = sw.reason; break end
   end
-  if both then compare(points) end
+  if both and not partial then compare(points) end
   if cachest.warning then notes[#notes + 1] = cachest.warning end
   if not script.rank0() then return 0 end
 
@@ -195,8 +205,9 @@ local function main()
   local setup = string.format("%s, %s, size %s, iodepth=%d, %s, direct=%d, runtime %s, cache=%s",
                               file.paths[1], "readonly", report.fmt_bytes(file.size), P.iodepth,
                               engine, P.direct and 1 or 0, P.runtime, table.concat(list, ","))
+  local mark = partial and ("**partial results: " .. partial .. "**\n\n") or ""
   print(setup .. "\n")
-  print(md)
+  print(mark .. md)
   if P.out then
     local params = {}
     for k, v in pairs(P) do params[k] = v end
@@ -205,8 +216,9 @@ local function main()
     local doc = {schema = "luabench.single_node/1", version = lb.version,
                  time = os.date("!%Y-%m-%dT%H:%M:%SZ"),
                  host = {hostname = lb.hostname(), cpus = lb.cpus()}, params = params,
-                 points = points, notes = #notes > 0 and notes or nil}
-    local text = "# Single-node read: " .. setup .. "\n\n" .. md
+                 points = points, notes = #notes > 0 and notes or nil,
+                 partial = partial and true or nil, reason = partial, journal = J and J.path}
+    local text = "# Single-node read: " .. setup .. "\n\n" .. mark .. md
     for _, n in ipairs(notes) do text = text .. "\nNote: " .. n .. "\n" end
     report.write(P.out .. ".md", text)
     report.write(P.out .. ".json", lb.json(doc, true) .. "\n")

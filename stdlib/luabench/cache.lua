@@ -303,7 +303,8 @@ load_cmd and polls progress_cmd; without load_cmd it reads the files
 through the page cache instead (not with direct=1: O_DIRECT bypasses it).
 Cold runs free_cmd first.  The shell hooks run on rank 0 only; drops and
 warming on every rank.  A drop that leaves the files' pages resident is
-warned about once (S.warning).  P holds the values of PARAMS; o.direct
+warned about once (S.warning); S.recall(log) gives that warning for the
+drops of a cache log (the points of a resumed sweep).  P holds the values of PARAMS; o.direct
 tells that the runs read with O_DIRECT; o.note(fmt, ...) and
 o.warn(fmt, ...) receive what it has to say (script.cache_state passes
 script.note and script.warn). ]]
@@ -311,18 +312,26 @@ function M.state(P, files, o)
   o = o or {}
   local tell, warn = o.note or function() end, o.warn or function() end
   local S = {drops = {}}
+  local function resident(note, frac)
+    if frac > 0.01 and not S.warning then
+      S.warning = string.format("the client page cache could not be dropped (%s): runs may " ..
+                                "read from memory", note or
+                                string.format("%.0f%% still resident", frac * 100))
+      warn("%s", S.warning)
+    end
+    return frac > 0.01
+  end
+  -- The warning a drop in a log gave (the points a resumed sweep keeps).
+  function S.recall(log)
+    for _, h in ipairs(log or {}) do
+      if h.kind == "drop" and tonumber(h.residency) then resident(h.note, h.residency) end
+    end
+  end
   local function drop()
     local method, note = M.drop(files, {global = P.drop ~= "files"})
     local frac = M.residency(files)
     S.drops[#S.drops + 1] = {method = method, note = note, residency = frac}
-    if frac > 0.01 then
-      if not S.warning then
-        S.warning = string.format("the client page cache could not be dropped (%s): runs may " ..
-                                  "read from memory", note or
-                                  string.format("%.0f%% still resident", frac * 100))
-        warn("%s", S.warning)
-      end
-    elseif note and not S.noted then
+    if not resident(note, frac) and note and not S.noted then
       S.noted = true
       tell("cache drop: %s", note)
     end

@@ -99,7 +99,7 @@ local function write_batch(batch, size, o, line, done_before)
       return false
     end
   end
-  local ok, err = pcall(lb.run, spec)
+  local ok, err = pcall(progress.own_run, spec)
   if not ok then
     error("prep: " .. tostring(err):gsub("^[^:\n]*:%d+: ", ""), 4)
   end

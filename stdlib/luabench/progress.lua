@@ -22,17 +22,64 @@ function M.enabled()
   return not lb.quiet and lb.isatty ~= nil and lb.isatty(2) == true
 end
 
+-- ---------------------------------------------------------------- plans
+
+local Plan = {}
+Plan.__index = Plan
+
+--[[ progress.plan{points=, runs=, expected_s=} -> plan: the whole of what
+a script will run, for its lines' elapsed time (from the plan's start)
+and ETA (the runs left times the mean wall time of a run so far, hooks
+included; expected_s, the spec's runtime, until one has finished).
+plan:add(points, runs) counts more, plan:drop(points, runs) takes out
+what will not run (a resumed point, a sweep stopped at its knee),
+plan:next_point() numbers a point, plan:ran(runs, seconds) books time. ]]
+function M.plan(o)
+  o = o or {}
+  return setmetatable({t0 = lb.now(), points = o.points or 0, runs = o.runs or 0, point = 0,
+                       done = 0, spent = 0, expected_s = o.expected_s}, Plan)
+end
+
+function Plan:add(points, runs)
+  self.points, self.runs = self.points + points, self.runs + runs
+end
+
+function Plan:drop(points, runs)
+  self.points, self.runs = math.max(0, self.points - points), math.max(0, self.runs - runs)
+end
+
+function Plan:expect(s) self.expected_s = self.expected_s or s end
+
+function Plan:next_point()
+  self.point = self.point + 1
+  return self.point
+end
+
+function Plan:ran(runs, seconds) self.done, self.spent = self.done + runs, self.spent + seconds end
+
+function Plan:elapsed() return lb.now() - self.t0 end
+
+-- Seconds left when the run in progress has run for el seconds (nil: no idea).
+function Plan:eta(el)
+  local per = self.done > 0 and self.spent / self.done or self.expected_s
+  if not per then return nil end
+  local left = self.runs - self.done - 1
+  return math.max(0, left) * per + math.max(0, per - el)
+end
+
+-- ---------------------------------------------------------------- lines
+
 local Line = {}
 Line.__index = Line
 
---[[ progress.new{label=, total_s=, point=, points=, eta=function(elapsed)}:
-a line.  total_s is the expected length of the run (ETA = total_s -
-elapsed), eta a function for anything smarter (a sweep's remaining points).
-]]
+--[[ progress.new{label=, total_s=, point=, points=, eta=function(elapsed),
+plan=}: a line.  total_s is the expected length of the run (ETA = total_s -
+elapsed), eta a function for anything smarter; with a plan (progress.plan)
+the elapsed time, the ETA and "point N/M" are the whole plan's. ]]
 function M.new(o)
   o = o or {}
   local self = setmetatable({label = o.label, total_s = o.total_s, point = o.point,
-                             points = o.points, eta = o.eta, unit = o.unit,
+                             points = o.points, eta = o.eta, unit = o.unit, plan = o.plan,
                              on = o.enabled == nil and M.enabled() or o.enabled,
                              t0 = lb.now(), shown = false}, Line)
   return self
@@ -45,11 +92,13 @@ end
 
 function Line:text(iv)
   local el = iv and iv.elapsed_s or (lb.now() - self.t0)
-  local eta
-  if self.eta then eta = self.eta(el)
+  local eta, shown, points = nil, el, self.points
+  if self.plan then
+    eta, shown, points = self.plan:eta(el), self.plan:elapsed(), self.plan.points
+  elseif self.eta then eta = self.eta(el)
   elseif self.total_s then eta = math.max(0, self.total_s - el) end
-  local s = "[" .. metrics.fmt_s(el) .. (eta and (" ETA " .. metrics.fmt_s(eta)) or "") .. "]"
-  if self.points then s = s .. string.format(" point %d/%d", self.point or 0, self.points) end
+  local s = "[" .. metrics.fmt_s(shown) .. (eta and (" ETA " .. metrics.fmt_s(eta)) or "") .. "]"
+  if points then s = s .. string.format(" point %d/%d", self.point or 0, points) end
   if self.label and self.label ~= "" then s = s .. " " .. self.label end
   local x = iv and iv.interval
   if x then
@@ -105,6 +154,157 @@ function M.expected_s(spec)
   return nil
 end
 
+-- ---------------------------------------------------------------- fio's line
+
+-- fio's letters for what a job does: R/W/M sequential read/write/mixed,
+-- r/w/m random, D/d trim.
+local LETTER = {read = "R", randread = "r", write = "W", randwrite = "w", rw = "M",
+                readwrite = "M", randrw = "m", trim = "D", randtrim = "d", trimwrite = "M",
+                randtrimwrite = "m"}
+
+-- A number as fio's num2str writes it with 4 significant figures:
+-- 9876, 12.3k, 316k; base 1024 with units for sizes (1234MiB).
+local function sig4(v, base, units)
+  local i = 1
+  while v >= 9999.5 and i < #units do v = v / base; i = i + 1 end
+  local s
+  if v >= 999.5 or v == math.floor(v) then s = string.format("%.0f", v)
+  elseif v >= 99.95 then s = string.format("%.0f", v)
+  elseif v >= 9.995 then s = string.format("%.1f", v)
+  else s = string.format("%.2f", v) end
+  return s .. units[i]
+end
+local BW_UNITS = {"B/s", "KiB/s", "MiB/s", "GiB/s", "TiB/s", "PiB/s"}
+local N_UNITS = {"", "k", "M", "G", "T"}
+
+-- fio's ETA: 00m:33s, 01h:02m:03s, 1d:02h:03m:04s.
+local function eta_text(s)
+  s = math.max(0, math.floor(s + 0.5))
+  local d, h, m = s // 86400, s // 3600 % 24, s // 60 % 60
+  local out = d > 0 and string.format("%dd:", d) or ""
+  if d > 0 or h > 0 then out = out .. string.format("%02dh:", h) end
+  return out .. string.format("%02dm:%02ds", m, s % 60)
+end
+M.eta_text = eta_text
+
+-- fio's letter for rw= (R for an unknown or missing one, fio's default read).
+function M.letter(rw) return LETTER[rw or "read"] or "R" end
+
+-- The rates of the directions that did I/O: "r=1234MiB/s,w=...".
+local function rates(x, key, fmt)
+  local out = {}
+  for _, d in ipairs(metrics.DIRS) do
+    local p = x[d]
+    if p and (p.total_ios or 0) > 0 then out[#out + 1] = d:sub(1, 1) .. "=" .. fmt(p[key] or 0) end
+  end
+  return table.concat(out, ",")
+end
+
+--[[ progress.fio_line(iv, o) -> fio's status line for interval record iv:
+"Jobs: 1 (f=1): [R(1)][45.0%][r=1234MiB/s][r=9876 IOPS][eta 00m:33s]";
+o = {jobs=, files=, letters= ("R(1)"), total_s= or total_bytes=}. ]]
+function M.fio_line(iv, o)
+  local x = iv.interval
+  local el = iv.elapsed_s or 0
+  local frac, eta
+  if o.total_s and o.total_s > 0 then
+    frac, eta = math.min(1, el / o.total_s), o.total_s - el
+  elseif o.total_bytes and o.total_bytes > 0 then
+    local done = 0
+    for _, d in ipairs(metrics.DIRS) do done = done + (iv.total[d].io_bytes or 0) end
+    frac = math.min(1, done / o.total_bytes)
+    eta = frac > 0 and el * (1 - frac) / frac or nil
+  end
+  local s = string.format("Jobs: %d (f=%d): [%s]", o.jobs, o.files or o.jobs, o.letters)
+  s = s .. (frac and string.format("[%.1f%%]", frac * 100) or "[-.-%]")
+  local bw = rates(x, "bw_bytes", function(v) return sig4(v, 1024, BW_UNITS) end)
+  local io = rates(x, "iops", function(v) return sig4(v, 1000, N_UNITS) end)
+  if bw ~= "" then s = s .. "[" .. bw .. "][" .. io .. " IOPS]" end
+  return s .. "[eta " .. (eta and eta_text(eta) or "--m:--s") .. "]"
+end
+
+--[[ progress.fio_eta{mode="auto"|"always"|"never", newline=seconds|nil}
+-> eta or nil: fio's status line on stdout, redrawn after each interval
+(--eta: auto draws it when stdout is a terminal; --eta-newline: a new line
+every that many seconds instead of redrawing).  eta:wrap(rule, o) returns
+the stop rule of a run that draws it (o as for fio_line); eta:finish()
+ends the line. ]]
+function M.fio_eta(o)
+  o = o or {}
+  local mode = o.mode or "auto"
+  local on = mode == "always" or (mode == "auto" and not lb.quiet and lb.isatty ~= nil and
+                                  lb.isatty(1) == true)
+  if not on then return nil end
+  local E = {newline = o.newline, shown = false}
+  function E.wrap(_, rule, lo)
+    local last = 0                  -- the run's time of the last new line
+    return function(iv)
+      local text = M.fio_line(iv, lo)
+      local el = iv.elapsed_s or 0
+      local nl = E.newline and el - last >= E.newline - 1e-3
+      if nl then last = el end
+      io.stdout:write(text, nl and "\n" or "\r")
+      io.stdout:flush()
+      E.shown = not nl
+      if rule then return rule(iv) end
+      return false
+    end
+  end
+  function E.finish()
+    if E.shown then io.stdout:write("\n"); io.stdout:flush() end
+    E.shown = false
+  end
+  return E
+end
+
+-- Set while a line of luabench's own is drawn (a sweep, luabench fio):
+-- plain lb.run then draws none.
+M.busy = 0
+
+-- What fio's line says of an lb.run spec.
+local function spec_info(spec)
+  local jobs = type(spec.jobs) == "table" and spec.jobs or {spec}
+  local n, letters, t = 0, {}, 0
+  for _, j in ipairs(jobs) do
+    local nj = tonumber(j.numjobs or spec.numjobs) or 1
+    n = n + nj
+    local rw = tostring(j.rw or j.readwrite or spec.rw or "read"):match("^[a-z]+")
+    letters[#letters + 1] = string.format("%s(%d)", M.letter(rw), nj)
+  end
+  t = M.expected_s(spec) or 0
+  return {jobs = n, letters = table.concat(letters, ""), total_s = t > 0 and t or nil}
+end
+
+-- lb.run for the library's own runs (laying out, warming): no fio line.
+function M.own_run(spec)
+  M.busy = M.busy + 1
+  local ok, r = pcall(lb.run, spec)
+  M.busy = M.busy - 1
+  if not ok then error(r, 0) end
+  return r
+end
+
+--[[ progress.plain(run) -> lb.run as scripts see it: run itself, unless
+fio's status line is wanted (--eta=always, or stdout a terminal without
+--eta=never or --quiet); then a run that draws it (not while a sweep or
+luabench fio draws a line of its own). ]]
+function M.plain(run)
+  local ok, secs = pcall(require("luabench.stop").seconds, lb.eta_newline)
+  local E = M.fio_eta{mode = lb.eta, newline = lb.eta_newline and ok and secs or nil}
+  if not E then return run end
+  return function(spec, ...)
+    local rule = type(spec) == "table" and spec.stop
+    local callable = rule == nil or type(rule) == "function" or
+                     (getmetatable(rule) or {}).__call ~= nil
+    if M.busy > 0 or type(spec) ~= "table" or not callable then return run(spec, ...) end
+    local s = {}
+    for k, v in pairs(spec) do s[k] = v end
+    s.stop = E:wrap(rule, spec_info(spec))
+    local _ <close> = setmetatable({}, {__close = function() E:finish() end})
+    return run(s, ...)
+  end
+end
+
 --[[ progress.run(spec [, o]) -> result: lb.run with a progress line (o as
 for progress.new; total_s defaults to the spec's runtime).  The line is
 cleared even when the run raises. ]]
@@ -116,7 +316,11 @@ function M.run(spec, o)
   local s = {}
   for k, v in pairs(spec) do s[k] = v end
   s.stop = M.wrap(require("luabench.stop").rule(spec.stop), line)
-  local _ <close> = setmetatable({}, {__close = function() line:clear() end})
+  M.busy = M.busy + 1
+  local _ <close> = setmetatable({}, {__close = function()
+    line:clear()
+    M.busy = M.busy - 1
+  end})
   line:update(nil)
   return lb.run(s)
 end

@@ -31,6 +31,7 @@ and exits 2.  Returns the values and the set of names given.
 local stop = require "luabench.stop"
 local prep = require "luabench.prep"
 local cache = require "luabench.cache"
+local journal = require "luabench.journal"
 
 local M = {}
 
@@ -364,6 +365,51 @@ function M.cleanup(o)
   end
   if #left > 0 then return table.concat(left, "; ") end
   return nil
+end
+
+-- ---------------------------------------------------------------- journal
+
+-- The parameters every sweeping script takes for its journal.
+M.JOURNAL_PARAMS = {
+  {"resume", help = "the journal of an interrupted run (named in its first line): run only " ..
+                    "the points it lacks, with the same parameters"},
+  {"on_error", default = "stop", choices = {"stop", "skip"},
+   help = "a failing point: stop there (keeping the points before it) or skip it and go on"},
+}
+
+-- Parameters that do not change what is measured: a resume may differ.
+local NOT_DEFINING = {resume = true, out = true, on_error = true, keep = true, help = true,
+                      baseline = true, unit = true}
+
+--[[ script.journal(P [, name]) -> journal: the luabench.journal every
+point of the script goes to -- P.resume when given (its parameters checked
+against P: a changed one is bad input, exit 2), else a new PREFIX.journal.jsonl
+beside out=PREFIX, else NAME.journal.jsonl in the working directory (made
+free with .1, .2 ... when taken).  The first line the script prints names
+it.  Only rank 0 writes; under --readonly there is none (a note says so). ]]
+function M.journal(P, name)
+  name = name or (M.script_name or M.name()):gsub("%.lua$", "")
+  local define = {}
+  for k, v in pairs(P) do
+    if not NOT_DEFINING[k] then define[k] = journal.show(v) end
+  end
+  if lb.readonly and not P.resume then
+    M.note("--readonly: no journal is kept")
+    return nil
+  end
+  local path = P.out and (P.out .. ".journal.jsonl") or (name .. ".journal.jsonl")
+  local J
+  if M.rank0() or P.resume then
+    J = journal.open{path = path, resume = P.resume, define = define,
+                     what = M.script_name or M.name(), usage = M.usage_error,
+                     write = M.rank0()}
+  end
+  if M.rank0() and J then
+    print(string.format("journal: %s%s", J.path,
+                        P.resume and string.format(" (resumed: %d points kept)", J.held) or ""))
+    io.stdout:flush()
+  end
+  return J
 end
 
 -- ---------------------------------------------------------------- engines

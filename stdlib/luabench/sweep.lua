@@ -11,10 +11,15 @@ each run, repeats, and rules that stop the sweep at the knee.
     after_each = function(point, result) end,
     stop = sweep.knee{bw_gain = 0.05, p99_growth = 2.0},
     repeat_n = 1, progress = true,
+    journal = "sweep.journal.jsonl",   -- each finished point, appended and fsynced
+    resume = nil,                      -- a journal: run only the points it lacks
+    plan = nil,                        -- a progress.plan several sweeps share
+    on_error = "stop",                 -- or "skip": go on past a failing point
   }
   -> {points = {{params=, label=, result=, repeats=, spread=, values=, hooks=}...},
       params = {"numjobs"}, knee = point|nil, peak = point, series = {...},
-      stopped_by = string|nil}
+      stopped_by = string|nil, partial = true|nil, reason = string|nil,
+      failed = {{params=, label=, error=}...}, journal = path|nil, resumed = n}
 
 The grid is the cartesian product of vary, first parameter outermost.  A
 keyed vary table has no order in Lua, so its parameters are taken in name
@@ -24,6 +29,24 @@ repeat number); the cache hooks they run (luabench.cache's log) are kept in
 point.hooks.  With repeat_n > 1 a point's result is the run with the median
 of the sweep metric and spread holds (max - min) / mean of bw, iops, p99.
 A per-run stop rule goes in base.stop.
+
+A sweep never dies with what it measured.  SIGINT, SIGTERM or SIGHUP, a
+hook that raises or a run that fails end it there (under MPI with several
+ranks the error goes on, ending every rank): sweep.run returns the
+points finished so far with partial = true and reason (the signal, or the
+point and its error); the point in progress is dropped.  on_error = "skip"
+records a failing point in failed and goes on.  After an error (not a
+signal) the process exits 1 once the script has printed what it has
+(lb.fail).  journal = PATH (or a luabench.journal object, shared by several
+sweeps with name = ...) appends every finished point to a JSON-lines file;
+resume = JOURNAL reads one back, refuses it (bad input) when a parameter
+that defines the sweep -- base, vary, repeat_n, metric, define -- changed,
+and runs only the points it lacks: the result is the same as an
+uninterrupted sweep's.  Without journal or resume nothing is written.
+
+The progress line's elapsed time and ETA are the plan's: plan =
+progress.plan{points=, runs=} shared by the sweeps of a script (each counted
+in it beforehand) makes them cover every sweep, hooks' time included.
 
 Sweep stop rules are called as rule(points, ctx) after each point, where
 ctx = {point, series, axis, run = function(params, lo, hi)}; a truthy
@@ -38,6 +61,7 @@ local metrics = require "luabench.metric"
 local stop = require "luabench.stop"
 local progress = require "luabench.progress"
 local cache = require "luabench.cache"
+local journal = require "luabench.journal"
 
 local M = {}
 
@@ -152,45 +176,61 @@ local function make_spec(S, params, point, line)
   return spec
 end
 
-local function eta_fn(S)
-  return function(el)
-    local per = S.nruns > 0 and S.run_s / S.nruns or S.expected_s
-    if not per then return nil end
-    local left = S.total_runs - S.nruns - 1
-    return math.max(0, left) * per + math.max(0, per - el)
-  end
-end
-
 local function run_once(S, point, params, idx)
   local enabled = nil
   if not S.progress then enabled = false end
   local line = progress.new{label = point.label .. (point.refined and " (refine)" or ""),
-                            point = idx, points = S.total_points, eta = eta_fn(S),
-                            unit = S.unit, enabled = enabled}
+                            point = idx, plan = S.plan, unit = S.unit, enabled = enabled}
   local spec = make_spec(S, params, point, line)
-  local t0 = lb.now()
-  local _ <close> = setmetatable({}, {__close = function() line:clear() end})
+  progress.busy = progress.busy + 1
+  local _ <close> = setmetatable({}, {__close = function()
+    line:clear()
+    progress.busy = progress.busy - 1
+  end})
   line:update(nil)
   local res = lb.run(spec)
+  if res.partial and lb.interrupted() then error(S.INTERRUPTED, 0) end
   res.label = res.label or point.label
-  S.nruns, S.run_s = S.nruns + 1, S.run_s + (lb.now() - t0)
   return res, line
+end
+
+-- A point the resumed journal holds: its results, no run, no hook.
+local function restored_point(S, point)
+  local r = S.journal and S.journal.restore and S.journal:restore(S.name, point.params)
+  if not r then return nil end
+  point.repeats, point.result, point.hooks = r.repeats, r.result, r.hooks
+  point.started, point.ended, point.resumed = r.started, r.ended, true
+  point.spread = spread(point.repeats)
+  point.values = metrics.values(point.result)
+  S.points[#S.points + 1] = point
+  S.plan:drop(1, S.repeat_n)
+  S.left_points, S.left_runs = S.left_points - 1, S.left_runs - S.repeat_n
+  S.resumed = S.resumed + 1
+  return point
 end
 
 local function run_point(S, params, order, refined)
   local point = {params = params, label = label(params, S.params), repeats = {},
-                 order = order, refined = refined or nil, seq = #S.points + 1}
+                 order = order, refined = refined or nil, seq = #S.points + 1,
+                 started = os.date("!%Y-%m-%dT%H:%M:%SZ")}
+  S.current = point
+  if restored_point(S, point) then return point end
+  if lb.interrupted() then error(S.INTERRUPTED, 0) end
+  local idx = S.plan:next_point()
+  S.left_points = S.left_points - 1
   local mark = #cache.log()
-  S.ipoint = S.ipoint + 1
   local line
   for rep = 1, S.repeat_n do
+    local t0 = lb.now()                -- hooks count: the plan's ETA is wall time
     point.rep = rep
     if S.before_each then S.before_each(point) end
     local res
-    res, line = run_once(S, point, params, S.ipoint)
+    res, line = run_once(S, point, params, idx)
     point.repeats[rep] = res
     point.result = res
     if S.after_each then S.after_each(point, res) end
+    S.plan:ran(1, lb.now() - t0)
+    S.left_runs = S.left_runs - 1
   end
   point.rep = nil
   point.result = median_run(point.repeats, S.metric)
@@ -199,6 +239,7 @@ local function run_point(S, params, order, refined)
   point.hooks = {}
   local log = cache.log()
   for i = mark + 1, #log do point.hooks[#point.hooks + 1] = log[i] end
+  if S.journal then S.journal:point(S.name, point) end
   S.points[#S.points + 1] = point
   if line then
     local v = point.values
@@ -233,16 +274,49 @@ local function new_state(o)
   local grid = M.grid(dims)
   local repeat_n = o.repeat_n or 1
   assert(math.type(repeat_n) == "integer" and repeat_n >= 1, "sweep: repeat_n must be a positive integer")
+  local on_error = o.on_error or "stop"
+  if on_error ~= "stop" and on_error ~= "skip" then
+    local msg = "sweep: on_error must be 'stop' or 'skip', not '" .. tostring(on_error) .. "'"
+    debug.getregistry()["luabench.usage"] = msg       -- bad input: exit 2
+    error(msg, 3)
+  end
   return {
+    name = o.name or "sweep", on_error = on_error, failed = {}, resumed = 0,
+    INTERRUPTED = {},
     base = o.base or {}, params = names, grid = grid, points = {}, series = {},
     rule = rule, axis = rule_axis(rule, names), repeat_n = repeat_n,
     per_series = type(rule) == "table", finds_knee = type(rule) == "table" and rule.finish ~= nil,
     before_each = o.before_each, after_each = o.after_each,
     metric = metrics.check_metric(o.metric or (type(rule) == "table" and rule.metric) or "bw", 3),
     progress = o.progress ~= false, unit = o.unit,
-    total_points = #grid, total_runs = #grid * repeat_n, nruns = 0, run_s = 0, ipoint = 0,
-    expected_s = progress.expected_s(o.base or {}),
+    total_points = #grid, left_points = #grid, left_runs = #grid * repeat_n,
+    plan = o.plan or progress.plan{points = #grid, runs = #grid * repeat_n},
   }
+end
+
+-- The parameters that define a sweep, flat, for a resumed journal to match.
+local function define_of(o, S)
+  local d = {repeat_n = S.repeat_n, metric = S.metric}
+  for k, v in pairs(o.base or {}) do
+    if type(v) ~= "function" and k ~= "stop" then d["base." .. k] = journal.show(v) end
+  end
+  for _, dim in ipairs(M.dims(o.vary, 3)) do d["vary." .. dim.name] = journal.show(dim.values) end
+  for k, v in pairs(o.define or {}) do d[k] = journal.show(v) end
+  return d
+end
+
+-- The journal: a luabench.journal object given, or one opened on a path.
+local function open_journal(o, S)
+  local j = o.journal
+  if type(j) == "table" then return j end
+  if j == false or (j == nil and o.resume == nil) then return nil end
+  if j ~= nil and type(j) ~= "string" then error("sweep: 'journal' must be a path", 3) end
+  if o.resume ~= nil and type(o.resume) ~= "string" then error("sweep: 'resume' must be a path", 3) end
+  local J = journal.open{path = j, resume = o.resume, define = define_of(o, S), what = "sweep"}
+  if not lb.quiet and (lb.rank or 0) == 0 then
+    io.stderr:write("luabench: sweep journal: ", J.path, "\n")
+  end
+  return J
 end
 
 local function series_of(S, key, params)
@@ -263,7 +337,9 @@ local function context(S, s, point)
     local frac = 0.5
     local a, b, m = axis_value(lo, S.axis), axis_value(hi, S.axis), tonumber(params[S.axis])
     if a and b and m and b > a then frac = (m - a) / (b - a) end
-    S.total_points, S.total_runs = S.total_points + 1, S.total_runs + S.repeat_n
+    S.total_points = S.total_points + 1
+    S.plan:add(1, S.repeat_n)
+    S.left_points, S.left_runs = S.left_points + 1, S.left_runs + S.repeat_n
     local p = run_point(S, params, lo.order + frac * math.min(1, hi.order - lo.order), true)
     s.points[#s.points + 1] = p
     table.sort(s.points, by_axis(S.axis))
@@ -289,26 +365,82 @@ end
 
 --[[ sweep.run{base=, vary=, before_each=, after_each=, stop=, repeat_n=,
 progress=, metric=, unit=} -> sweep (see the top of this file). ]]
-function M.run(o)
-  if type(o) ~= "table" then error("sweep.run expects a table", 2) end
-  local S = new_state(o)
+-- After a point raised: true when the sweep ends here.  A signal ends it;
+-- an error ends it (on_error=stop) or is recorded and passed (skip).
+local function failed_point(S, err)
+  -- Several ranks: one that stopped alone would leave the others waiting
+  -- at the next run's barrier, so the error goes on to the host, which
+  -- ends them all (the journal keeps the points finished so far).
+  if (lb.size or 1) > 1 then error(err == S.INTERRUPTED and "interrupted" or err, 0) end
+  local p = S.current or {}
+  local sig = select(2, lb.interrupted())
+  if err == S.INTERRUPTED or sig then
+    S.partial, S.reason = true, "interrupted by " .. (sig or "a signal")
+    return true
+  end
+  local msg = tostring(err):gsub("^[^\n:]*%.lua:%d+: ", "")
+  S.failed[#S.failed + 1] = {params = p.params, label = p.label, error = msg}
+  if S.journal then S.journal:failed(S.name, p, msg) end
+  lb.fail()
+  local why = string.format("%s failed: %s", p.label or "a point", msg)
+  if S.on_error == "skip" then
+    io.stderr:write("luabench: sweep: ", why, " (skipped)\n")
+    return false
+  end
+  S.partial, S.reason = true, why
+  return true
+end
+
+local function sweep_grid(S)
   for i, params in ipairs(S.grid) do
     local key = series_key(params, S.params, S.axis)
     local s = series_of(S, key, params)
     if not s.stopped_by then
-      local p = run_point(S, params, i)
-      s.points[#s.points + 1] = p
-      local v = S.rule and S.rule(S.points, context(S, s, p))
-      if v then
-        local why = type(v) == "string" and v or "sweep rule"
-        S.stopped_by, s.stopped_by = why, why
-        if not S.per_series then break end
+      local ok, p = pcall(run_point, S, params, i)
+      if not ok then
+        if failed_point(S, p) then return end
+      else
+        s.points[#s.points + 1] = p
+        local v = S.rule and S.rule(S.points, context(S, s, p))
+        if v then
+          local why = type(v) == "string" and v or "sweep rule"
+          S.stopped_by, s.stopped_by = why, why
+          if not S.per_series then return end
+        end
       end
     end
   end
+end
+
+function M.run(o)
+  if type(o) ~= "table" then error("sweep.run expects a table", 2) end
+  local S = new_state(o)
+  S.plan:expect(progress.expected_s(S.base))
+  S.journal = open_journal(o, S)
+  sweep_grid(S)
+  if not S.partial then
+    local ok, err = pcall(finish, S)
+    if not ok then failed_point(S, err) end
+  end
+  if S.partial then
+    -- finish again without refining: only what was measured
+    S.finds_knee = S.finds_knee and not S.rule.refine
+    local ok = pcall(finish, S)
+    if not ok then S.knee = nil end
+  end
   S.total_points = #S.points
-  finish(S)
-  S.grid = nil
+  S.plan:drop(S.left_points, S.left_runs)     -- stopped early: not to come
+  if S.journal then
+    S.journal:finish(S.name, {stopped_by = S.stopped_by, partial = S.partial, reason = S.reason})
+  end
+  -- A failure is said also with --quiet; a signal the host names anyway.
+  if S.partial and (lb.rank or 0) == 0 and not (lb.quiet and lb.interrupted()) then
+    io.stderr:write(string.format("luabench: sweep: %s; %d point%s kept (partial)\n", S.reason,
+                                  #S.points, #S.points == 1 and "" or "s"))
+  end
+  S.journal_path = S.journal and S.journal.path
+  S.grid, S.current, S.INTERRUPTED, S.journal, S.plan = nil, nil, nil, S.journal_path, nil
+  S.journal_path = nil
   return S
 end
 

@@ -108,16 +108,20 @@ Single or double dashes: -rw=read and --rw=read are the same.
   --allow-overwrite         allow writing into files luabench did not create
   --group_reporting         report each group as a whole
   --version, --help
-Accepted and ignored: --max-jobs=N, --eta, --eta-newline, --eta-interval, --latency-log,
---bandwidth-log, --terse-version=3.
+  --eta=WHEN                fio's status line on stdout: auto (when it is a
+                            terminal and the output is normal), always, never
+  --eta-newline=TIME        a new status line every TIME instead of redrawing it
+Accepted and ignored: --max-jobs=N, --eta-interval, --latency-log, --bandwidth-log,
+--terse-version=3.
 ]]
 
 local FORMATS = {normal = true, json = true, ["json+"] = true, terse = true}
-local NOTED = {eta = true, ["eta-newline"] = true, ["eta-interval"] = true,
+local NOTED = {["eta-interval"] = true,
                ["latency-log"] = true, ["bandwidth-log"] = true}
 local TAKES_VALUE = {output = true, ["output-format"] = true, section = true,
                      ["terse-version"] = true, eta = true, ["eta-interval"] = true,
-                     ["max-jobs"] = true}
+                     ["eta-newline"] = true, ["max-jobs"] = true}
+local ETA = {auto = true, always = true, never = true}
 
 local function usage_error(msg) error("luabench fio: " .. msg, 0) end
 
@@ -139,6 +143,13 @@ local function cli_option(cfg, key, val, argv, i)
   elseif k == "append-terse" then cfg.append_terse = true
   elseif k == "terse-version" then
     if val ~= "3" then usage_error("only terse version 3 is written") end
+  elseif k == "eta" then
+    if not ETA[val] then usage_error("--eta must be auto, always or never, not '" .. val .. "'") end
+    cfg.eta = val
+  elseif k == "eta-newline" then
+    local ok, secs = pcall(require("luabench.stop").seconds, val)
+    if not ok or secs <= 0 then usage_error("--eta-newline needs a time like 1s, not '" .. val .. "'") end
+    cfg.eta_newline = secs
   elseif k == "section" then
     cfg.sections = cfg.sections or {}
     for s in val:gmatch("[^,]+") do cfg.sections[s] = true end
@@ -298,7 +309,10 @@ function M.main(argv)
   if not cfg.output and has(cfg.formats, "normal") then
     io.write(T.preamble(jobs)); io.flush()
   end
-  local rok, results = pcall(R.run, jobs, {tab = cfg.ctx.tab, checked = true})
+  cfg.eta = cfg.eta or lb.eta                  -- luabench --eta=... --fio FILE
+  local eta = (cfg.eta == "always" or has(cfg.formats, "normal")) and
+              require("luabench.progress").fio_eta{mode = cfg.eta, newline = cfg.eta_newline}
+  local rok, results = pcall(R.run, jobs, {tab = cfg.ctx.tab, checked = true, eta = eta or nil})
   if not rok then
     -- an error object: the host prints its text alone (no traceback) and
     -- still picks the exit status (2 for input the core refused, else 1)

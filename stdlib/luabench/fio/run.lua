@@ -183,9 +183,32 @@ local function per_job(run, group, tab)
   return out
 end
 
+-- What fio's status line says of a group: jobs, letters, expected length.
+local function eta_of(group)
+  local n, letters, total_s, total_bytes = 0, {}, 0, 0
+  local stop = require "luabench.stop"
+  local prep = require "luabench.prep"
+  for _, job in ipairs(group) do
+    local nj = tonumber(job.numjobs) or 1
+    n = n + nj
+    letters[#letters + 1] = string.format("%s(%d)", require("luabench.progress").letter(
+                                          tostring(job.rw or "read"):match("^[a-z]+")),
+                                          nj)
+    local ok, rt = pcall(stop.seconds, job.runtime or 0)
+    local ok2, ramp = pcall(stop.seconds, job.ramp_time or 0)
+    local t = (ok and rt or 0) + (ok2 and ramp or 0)
+    if t > 0 then total_s = math.max(total_s, t) end
+    local okb, b = pcall(prep.bytes, job.io_size or job.size or 0)
+    if okb then total_bytes = total_bytes + b * nj end
+  end
+  return {jobs = n, letters = table.concat(letters, ""), total_s = total_s > 0 and total_s or nil,
+          total_bytes = total_bytes}
+end
+
 -- Runs the jobs; returns the list of per-job results (see fio.output).
 -- opts: tab (option table), checked (R.check_all done already),
--- on_result = function(result) after each job.
+-- on_result = function(result) after each job, eta (progress.fio_eta's
+-- line, or nil).
 function R.run(jobs, opts)
   opts = opts or {}
   local tab = opts.tab or P.option_table()
@@ -197,7 +220,12 @@ function R.run(jobs, opts)
   local logs = require "luabench.fio.logs"
   for g, group in ipairs(groups) do
     for _, job in ipairs(group) do exec_hook(job, "exec_prerun", "prerun") end
+    if opts.eta then specs[g].stop = opts.eta:wrap(specs[g].stop, eta_of(group)) end
+    local progress = require "luabench.progress"
+    progress.busy = progress.busy + 1           -- its own line, or none as asked
     local ok, run = pcall(lb.run, specs[g])
+    progress.busy = progress.busy - 1
+    if opts.eta then opts.eta:finish() end
     if not ok then error((tostring(run):gsub("^[^\n]-%.lua:%d+: ", "")), 0) end
     for _, job in ipairs(group) do exec_hook(job, "exec_postrun", "postrun") end
     for _, r in ipairs(per_job(run, group, tab)) do

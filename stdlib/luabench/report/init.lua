@@ -22,7 +22,8 @@ report.json's schema ("luabench.report/1"):
   { schema = "luabench.report/1", kind = "result" | "results" | "sweep" | "rows" | "table",
     version, time (UTC, ISO 8601), host = {hostname, cpus, physical_cores},
     columns, rows (as above), knee = params|absent, peak = params|absent,
-    stopped_by = string|absent, params = the sweep's parameters, base = its base spec,
+    stopped_by = string|absent, partial = true|absent, reason = why it is partial,
+    params = the sweep's parameters, base = its base spec,
     environment = {luabench, commit, kernel, cpu, clock, hostname, cpus, dir,
                    fs = {mount, type, source, options}} (where the runs ran),
     points = {{params, names, label, values, repeats = {values...},
@@ -31,6 +32,12 @@ report.json's schema ("luabench.report/1"):
                representative run's per-interval samples; hooks: the
                cache hooks run before the point),
     results = raw result tables (opts.full) }
+
+A partial report -- a sweep cut short by a signal or a failing point, a run
+stopped by a signal, a table with partial = reason -- says so in every
+format: a last line "partial results: REASON" (text, Markdown, HTML), the
+chart's title, a "partial" column holding the reason (CSV), partial and
+reason (JSON).
 
 Units: opts.unit picks "MiB/s" (default), "MB/s", "GiB/s", "GB/s", "KiB/s"
 or "kB/s" for bandwidth in text, Markdown, CSV, SVG and HTML.
@@ -47,7 +54,7 @@ for _, k in ipairs({"num", "fmt_iops", "fmt_bw", "fmt_ns", "fmt_s", "fmt_bytes",
                     "check_metric", "clat_hist", "metric", "values"}) do
   M[k] = metrics[k]
 end
-M.table = tbl.table
+M.table, M.partial = tbl.table, tbl.partial
 M.text, M.text_table, M.markdown = text.text, text.text_table, text.markdown
 M.svg, M.html, M.subtitle = svg.svg, svg.html, svg.subtitle
 
@@ -89,6 +96,8 @@ function M.csv(x, opts)
     if opts.raw then suffix, div = "", 1 end
     head[j], divs[j] = csv_field(c.key .. suffix), div
   end
+  local why = tbl.partial(t)
+  if why then head[#head + 1] = "partial" end
   local lines = {table.concat(head, ",")}
   for _, r in ipairs(t.rows) do
     local cs = {}
@@ -97,6 +106,7 @@ function M.csv(x, opts)
       if type(v) == "number" and divs[j] ~= 1 then v = v / divs[j] end
       cs[j] = csv_field(v)
     end
+    if why then cs[#cs + 1] = csv_field(why) end
     lines[#lines + 1] = table.concat(cs, ",")
   end
   return table.concat(lines, "\r\n") .. "\r\n"
@@ -120,6 +130,7 @@ function M.json(x, opts)
     doc.points = setmetatable(require("luabench.compare").points(x), ARRAY)
     doc.environment = tbl.environment(x)
   end
+  if t.partial then doc.partial, doc.reason = true, t.partial end
   if k == "sweep" then
     for i, p in ipairs(x.points) do
       doc.points[i].hooks = p.hooks and #p.hooks > 0 and p.hooks or nil

@@ -328,9 +328,11 @@ function M.svg(x, opts)
   local xk = x_key(x, opts)
   local ys = type(opts.y) == "string" and {opts.y} or opts.y or {"bw", "p99"}
   for _, y in ipairs(ys) do metrics.check_metric(y, 2) end
-  local c = new_chart(tbl.table(x, opts), xk, ys, opts)
-  svg_frame(c, opts.title or ("luabench: " .. table.concat(ys, " and ") .. " by " .. xk),
-            opts.subtitle or M.subtitle(x, opts))
+  local t = tbl.table(x, opts)
+  local c = new_chart(t, xk, ys, opts)
+  local title = opts.title or ("luabench: " .. table.concat(ys, " and ") .. " by " .. xk)
+  local line = tbl.partial_line(t)
+  svg_frame(c, line and (title .. " (" .. line .. ")") or title, opts.subtitle or M.subtitle(x, opts))
   for yi = 1, math.min(#ys, 2) do
     local scale = svg_y_axis(c, yi, ys[yi], opts)
     svg_lines(c, yi, ys[yi], scale)
@@ -390,6 +392,7 @@ function M.html(x, opts)
     string.format("<p>%s, %s CPUs (%s cores), luabench %s, %s</p>", xml(h.hostname or "?"),
                   xml(h.cpus or "?"), xml(h.physical_cores or "?"), xml(lb.version or "?"),
                   xml(os.date("!%Y-%m-%d %H:%M UTC"))),
+    tbl.partial_line(t) and ("<p><strong>" .. xml(tbl.partial_line(t)) .. "</strong></p>") or "",
     html_table(t, opts),
   }
   if type(opts.chart) == "string" then

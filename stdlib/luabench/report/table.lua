@@ -140,16 +140,43 @@ function M.sweep_table(sw, ddir)
   return {columns = cols, rows = rows}
 end
 
---[[ report.table(x [, opts]) -> {columns=, rows=}.  opts.ddir = "read" |
-"write" | "trim" restricts the metrics to one direction. ]]
+--[[ report.partial(x) -> reason | nil: why x holds only part of what was
+asked for -- a sweep cut short (its reason), a result or one of a list of
+results stopped by a signal, a table with partial = true or a reason. ]]
+function M.partial(x)
+  if type(x) ~= "table" then return nil end
+  if x.partial then
+    return type(x.reason) == "string" and x.reason or
+           type(x.partial) == "string" and x.partial or "partial results"
+  end
+  if kind_of(x) == "results" then
+    for _, r in ipairs(x) do
+      if type(r) == "table" and r.partial then return "a run was interrupted" end
+    end
+  end
+  return nil
+end
+
+--[[ report.table(x [, opts]) -> {columns=, rows=, partial=reason|nil}.
+opts.ddir = "read" | "write" | "trim" restricts the metrics to one
+direction. ]]
 function M.table(x, opts)
   opts = opts or {}
   local k = M.check_kind(x, 2)
   if k == "table" then return x end
-  if k == "sweep" then return M.sweep_table(x, opts.ddir) end
-  if k == "result" then return results_table({x}, opts.ddir) end
-  if k == "rows" then return rows_table(x) end
-  return results_table(x, opts.ddir)
+  local t
+  if k == "sweep" then t = M.sweep_table(x, opts.ddir)
+  elseif k == "result" then t = results_table({x}, opts.ddir)
+  elseif k == "rows" then t = rows_table(x)
+  else t = results_table(x, opts.ddir) end
+  t.partial = M.partial(x)
+  return t
+end
+
+-- The line every format adds to a partial report.
+function M.partial_line(t)
+  local why = M.partial(t)
+  return why and ("partial results: " .. why) or nil
 end
 
 -- A cell as text: metrics by kind, bw in opts.unit.

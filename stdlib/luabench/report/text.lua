@@ -95,11 +95,12 @@ function M.text_table(t, opts)
     for j = 1, #cols do parts_[j] = string.format("%" .. width[j] .. "s", cells[i][j]) end
     lines[#lines + 1] = (table.concat(parts_, "  "):gsub("%s+$", ""))
   end
+  lines[#lines + 1] = tbl.partial_line(t)
   return table.concat(lines, "\n")
 end
 
 local function sweep_text(sw, opts)
-  local out = {M.text_table(tbl.sweep_table(sw, opts.ddir), opts)}
+  local out = {M.text_table(tbl.table(sw, opts), opts)}
   local function label(p) return p and p.label or "none found" end
   local series = sw.series or {}
   if sw.finds_knee and #series > 1 then
@@ -191,6 +192,12 @@ local function row_groups(t, rows, rows_k, cols_k)
   return groups
 end
 
+-- A partial table's Markdown ends in a line that says so.
+local function md_partial(t)
+  local line = tbl.partial_line(t)
+  return line and ("\n**" .. md_escape(line) .. "**\n") or ""
+end
+
 local function md_plain(t, opts)
   local cols = used_columns(t)
   local head, rule = {}, {}
@@ -208,7 +215,7 @@ local function md_plain(t, opts)
     end
     lines[#lines + 1] = "| " .. table.concat(cs, " | ") .. " |"
   end
-  return table.concat(lines, "\n") .. "\n"
+  return table.concat(lines, "\n") .. "\n" .. md_partial(t)
 end
 
 -- A block size in bytes: 4096, "4k", "1M", "64KiB" (fio's units, 1024-based).
@@ -294,7 +301,7 @@ function M.markdown(x, opts)
     end
     lines[#lines + 1] = "| " .. table.concat(cs, " | ") .. " |"
   end
-  return table.concat(lines, "\n") .. "\n"
+  return table.concat(lines, "\n") .. "\n" .. md_partial(t)
 end
 
 return M
