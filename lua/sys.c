@@ -21,6 +21,7 @@
 
 #include <lauxlib.h>
 
+#include "base/units.h"
 #include "result.h"
 #include "sys.h"
 
@@ -309,10 +310,26 @@ static int s_physical_cores(lua_State *L)
     return 1;
 }
 
+/* lb.parse_bool(s) -> true | false | nil: the one reading of a boolean
+ * that options, parameters and flags share (core lb_parse_bool). */
+static int s_parse_bool(lua_State *L)
+{
+    size_t len;
+    const char *s = luaL_checklstring(L, 1, &len);
+    int b;
+
+    if (strlen(s) != len || lb_parse_bool(s, &b) != 0)
+        lua_pushnil(L);
+    else
+        lua_pushboolean(L, b);
+    return 1;
+}
+
 int lb_sys_open(lua_State *L)
 {
     static const luaL_Reg fns[] = {
         {"fadvise", s_fadvise},
+        {"parse_bool", s_parse_bool},
         {"residency", s_residency},
         {"drop_caches", s_drop_caches},
         {"isatty", s_isatty},

@@ -94,8 +94,6 @@ end
 
 -- ---------------------------------------------------------------- params
 
-local TRUE = {["1"] = true, ["true"] = true, yes = true, on = true}
-local FALSE = {["0"] = true, ["false"] = true, no = true, off = true}
 
 local function split(s)
   local out = {}
@@ -131,10 +129,9 @@ local PARSE = {
     return n
   end,
   bool = function(p, s)
-    local l = s:lower()
-    if TRUE[l] then return true end
-    if FALSE[l] then return false end
-    M.usage_error("parameter '%s' must be 0 or 1, not '%s'", p.name, s)
+    local b = lb.parse_bool(s)
+    if b == nil then M.usage_error("parameter '%s' must be 0 or 1, not '%s'", p.name, s) end
+    return b
   end,
   size = function(p, s)
     local ok = pcall(prep.bytes, s)
@@ -263,7 +260,7 @@ function M.params(spec, o)
       M.usage_error("unknown parameter '%s' (known: %s)", k, table.concat(known, ", "))
     end
   end
-  if given_args.help and not FALSE[tostring(given_args.help):lower()] then
+  if given_args.help and lb.parse_bool(tostring(given_args.help)) ~= false then
     print(M.help_text(list, o))
     io.stdout:flush()
     os.exit(0, true)

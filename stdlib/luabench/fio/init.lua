@@ -120,6 +120,21 @@ local TAKES_VALUE = {output = true, ["output-format"] = true, section = true,
 
 local function usage_error(msg) error("luabench fio: " .. msg, 0) end
 
+-- A flag's value: "--readonly" is true, "--readonly=0" false (every
+-- boolean reads as the core reads it: lb.parse_bool).
+local function flag_value(key, val)
+  if val == nil then return true end
+  local lbt = rawget(_G, "lb")
+  local b
+  if lbt and lbt.parse_bool then b = lbt.parse_bool(val)
+  else b = ({["1"] = true, ["0"] = false})[val] end
+  if b == nil then
+    usage_error("bad value '" .. val .. "' for '--" .. key ..
+                "': not a boolean (use 1/0, true/false, yes/no, on/off)")
+  end
+  return b
+end
+
 local function cli_option(cfg, key, val, argv, i)
   local k = key:gsub("_", "-")
   if TAKES_VALUE[k] and val == nil then
@@ -143,8 +158,8 @@ local function cli_option(cfg, key, val, argv, i)
     for s in val:gmatch("[^,]+") do cfg.sections[s] = true end
   elseif k == "showcmd" then cfg.showcmd = true
   elseif k == "parse-only" then cfg.parse_only = true
-  elseif k == "readonly" then cfg.readonly = true
-  elseif k == "allow-overwrite" then cfg.allow_overwrite = true
+  elseif k == "readonly" then cfg.readonly = flag_value(key, val)
+  elseif k == "allow-overwrite" then cfg.allow_overwrite = flag_value(key, val)
   elseif k == "version" then cfg.exit = 0; io.write(O.version(), "\n")
   elseif k == "help" or k == "h" then cfg.exit = 0; io.write(USAGE)
   elseif NOTED[k] then P.note("'--" .. key .. "' is accepted and ignored")
