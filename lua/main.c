@@ -197,16 +197,24 @@ static int push_args(lua_State *L, char **argv, int argc, const char *script)
 /* Prints the error; under MPI with several ranks, ends every rank. */
 static int report_error(lua_State *L, int status)
 {
-    const char *msg = lua_tostring(L, -1);
-    int code = lb_exit_status((lb_is_usage(L, msg) || status == LUA_ERRSYNTAX)
-                              ? LB_EXIT_USAGE : LB_EXIT_FAILURE);
+    size_t len = 0;
+    const char *msg = lua_tolstring(L, -1, &len);
+    bool usage = lb_is_usage(L, msg) || status == LUA_ERRSYNTAX;
+    int code = lb_exit_status(usage ? LB_EXIT_USAGE : LB_EXIT_FAILURE);
+    if (!msg) {
+        msg = "error";
+        len = 5;
+    }
     if (lb_mpi_size() > 1) {
-        char host[64] = "";
+        char host[64] = "", prefix[128];
         gethostname(host, sizeof host - 1);
-        fprintf(stderr, "luabench: rank %d (%s): %s\n", lb_mpi_rank(), host, msg ? msg : "error");
+        snprintf(prefix, sizeof prefix, "luabench: rank %d (%s): ", lb_mpi_rank(), host);
+        lb_msg_escape(L, msg, len, usage);
+        fprintf(stderr, "%s%s\n", prefix, lua_tostring(L, -1));
         lb_mpi_abort(code);
     }
-    fprintf(stderr, "luabench: %s\n", msg ? msg : "error");
+    lb_msg_escape(L, msg, len, usage);
+    fprintf(stderr, "luabench: %s\n", lua_tostring(L, -1));
     return code;
 }
 

@@ -22,6 +22,7 @@
 #include <lauxlib.h>
 
 #include "base/units.h"
+#include "host.h"
 #include "result.h"
 #include "sys.h"
 
@@ -325,11 +326,22 @@ static int s_parse_bool(lua_State *L)
     return 1;
 }
 
+/* lb.escape(s [, one_line]) -> s as an error line may show it. */
+static int s_escape(lua_State *L)
+{
+    size_t len;
+    const char *s = luaL_checklstring(L, 1, &len);
+
+    lb_msg_escape(L, s, len, lua_toboolean(L, 2));
+    return 1;
+}
+
 int lb_sys_open(lua_State *L)
 {
     static const luaL_Reg fns[] = {
         {"fadvise", s_fadvise},
         {"parse_bool", s_parse_bool},
+        {"escape", s_escape},
         {"residency", s_residency},
         {"drop_caches", s_drop_caches},
         {"isatty", s_isatty},

@@ -285,6 +285,8 @@ end
 function M.main(argv)
   local function bad(msg)
     msg = tostring(msg)
+    local lbt = rawget(_G, "lb")
+    if lbt and lbt.escape then msg = lbt.escape(msg, true) end
     io.stderr:write(msg:find("^luabench") and "" or "luabench: ", msg, "\n")
     return 2
   end
