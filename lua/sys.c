@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <glob.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 
 #include <lauxlib.h>
 
+#include "base/files.h"
 #include "base/units.h"
 #include "host.h"
 #include "result.h"
@@ -160,29 +162,63 @@ static int fsync_dir(const char *dir)
     return rc;
 }
 
-/* Temporary file beside path, fsync, rename over path, fsync the dir. */
+/* Whether path may be replaced: missing, or a regular file of ours, or
+ * allow (the caller's allow_overwrite, or --allow-overwrite). */
+static int replace_allowed(const char *path, bool allow)
+{
+    struct stat st;
+
+    if (lstat(path, &st) != 0)
+        return errno == ENOENT ? 0 : -errno;
+    if (S_ISDIR(st.st_mode))
+        return -EISDIR;
+    if (allow || lb_host.allow_overwrite || lb_file_is_ours(path) == 1)
+        return 0;
+    return -EPERM;
+}
+
+/* lb.write_atomic(path, text [, allow_overwrite]): a temporary file beside
+ * path, fsync, rename over path, fsync the dir; the file is marked as
+ * luabench's, so a later run replaces it, but a file luabench did not
+ * create (or a symbolic link) is not replaced unless allowed.  The rename
+ * replaces the name: nothing is ever written through a link. */
 static int s_write_atomic(lua_State *L)
 {
-    size_t len;
-    const char *path = luaL_checkstring(L, 1);
+    size_t len, plen;
+    const char *path = luaL_checklstring(L, 1, &plen);
     const char *text = luaL_checklstring(L, 2, &len);
+    bool allow = lua_toboolean(L, 3);
     char tmp[PATH_MAX], dir[PATH_MAX];
+    if (strlen(path) != plen)
+        return luaL_argerror(L, 1, "the path holds a NUL byte");
     if (snprintf(tmp, sizeof tmp, "%s.XXXXXX", path) >= (int)sizeof tmp)
         return lb_pushresult(L, -ENAMETOOLONG, path);
+    int rc = replace_allowed(path, allow);
+    if (rc == -EPERM) {
+        lua_pushnil(L);
+        lua_pushfstring(L, "refusing to replace %s: not created by luabench (use "
+                        "--allow-overwrite)", path);
+        lua_pushstring(L, "EPERM");
+        return 3;
+    }
+    if (rc != 0)
+        return lb_pushresult(L, rc, path);
     dir_of(path, dir, sizeof dir);
     int fd = mkstemp(tmp);
     if (fd < 0)
         return lb_pushresult(L, -errno, path);
     mode_t mask = umask(0);
     umask(mask);
-    int rc = fchmod(fd, 0666 & ~mask) == 0 ? 0 : -errno;
+    rc = fchmod(fd, 0666 & ~mask) == 0 ? 0 : -errno;
     if (rc == 0)
         rc = write_all(fd, text, len);
     if (rc == 0 && fsync(fd) != 0)
         rc = -errno;
-    if (close(fd) != 0 && rc == 0)
-        rc = -errno;
     if (rc == 0 && rename(tmp, path) != 0)
+        rc = -errno;
+    if (rc == 0)
+        lb_file_mark(fd, path);         /* after the rename: the manifest names path */
+    if (close(fd) != 0 && rc == 0)
         rc = -errno;
     if (rc != 0) {
         unlink(tmp);

@@ -250,10 +250,10 @@ function M.cli_jobs(cfg)
   return P.groups(jobs)
 end
 
-local function write_output(path, text)
+local function write_output(path, text, allow)
   local lbt = rawget(_G, "lb")
   if lbt and lbt.write_atomic then
-    local ok, err = lbt.write_atomic(path, text)
+    local ok, err = lbt.write_atomic(path, text, allow)
     if not ok then error("cannot write " .. path .. ": " .. tostring(err), 0) end
     return
   end
@@ -318,7 +318,7 @@ function M.main(argv)
     error(setmetatable({}, {__tostring = function() return tostring(results) end}), 0)
   end
   local text = M.report(results, cfg.formats)
-  if cfg.output then write_output(cfg.output, text) else io.write(text) end
+  if cfg.output then write_output(cfg.output, text, cfg.allow_overwrite) else io.write(text) end
   local status = 0
   for _, r in ipairs(results) do
     local e = r.errors
