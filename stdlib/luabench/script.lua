@@ -184,6 +184,13 @@ local function entries(spec)
     p.type = p.type or "string"
     if not PARSE[p.type] then error("script.params: unknown type '" .. p.type .. "'", 3) end
   end
+  for _, p in ipairs(list) do
+    if p.name == "dir" then
+      list[#list + 1] = {name = "mkdir", type = "bool", default = false,
+                         help = "create dir= with its missing parents (else its parent must exist)"}
+      break
+    end
+  end
   list[#list + 1] = {name = "help", type = "bool", help = "print these parameters and exit"}
   return list
 end
@@ -277,6 +284,7 @@ function M.params(spec, o)
     end
   end
   values.help = nil
+  if values.dir then M.check_dir(values.dir, values.mkdir) end
   return values, given
 end
 
@@ -319,6 +327,28 @@ files of out=PREFIX go to does not exist; nothing when prefix is nil. ]]
 function M.check_out(prefix)
   if prefix and not (lb.stat(M.dirname(prefix)) or {}).type then
     M.usage_error("out: directory %s does not exist", M.dirname(prefix))
+  end
+end
+
+--[[ script.check_dir(dir, mkdir): bad input (exit 2) when dir is missing
+and so is its parent, unless mkdir (then it is created with its parents): a
+mistyped mount point must not send the data to whatever disk lies under
+it.  A missing dir whose parent exists is left to the script to create. ]]
+function M.check_dir(dir, mkdir)
+  local st = lb.stat(dir)
+  if st then
+    if st.type ~= "directory" then M.usage_error("dir: %s is not a directory", dir) end
+    return
+  end
+  if mkdir then
+    local ok, msg = lb.mkdir(dir)
+    if not ok then M.usage_error("dir: %s", msg) end
+    return
+  end
+  local parent = M.dirname((dir:gsub("/+$", "")))
+  if not lb.stat(parent) then
+    M.usage_error("dir: %s does not exist, nor does its parent %s (a mistyped mount point? " ..
+                  "mkdir=1 creates it)", dir, parent)
   end
 end
 
