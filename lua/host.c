@@ -6,6 +6,7 @@
  * one exits.  Printing and exiting are the host program's (main.c).
  */
 #include <signal.h>
+#include <stdio.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -72,4 +73,60 @@ int lb_is_usage(lua_State *L, const char *msg)
         usage = strstr(msg, lua_tostring(L, -1)) != NULL;
     lua_pop(L, 1);
     return usage;
+}
+
+/* Length of the valid UTF-8 sequence at p (n bytes left), 0 if invalid. */
+static size_t utf8_len(const unsigned char *p, size_t n)
+{
+    size_t len = p[0] >= 0xf0 ? 4 : p[0] >= 0xe0 ? 3 : 2;
+    unsigned lo = 0x80, hi = 0xbf;
+
+    if (p[0] < 0xc2 || p[0] > 0xf4 || n < len)
+        return 0;
+    if (p[0] == 0xe0)
+        lo = 0xa0;
+    else if (p[0] == 0xed)
+        hi = 0x9f;
+    else if (p[0] == 0xf0)
+        lo = 0x90;
+    else if (p[0] == 0xf4)
+        hi = 0x8f;
+    if (p[1] < lo || p[1] > hi)
+        return 0;
+    for (size_t i = 2; i < len; i++)
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+    return len;
+}
+
+void lb_msg_escape(lua_State *L, const char *msg, size_t len, bool one_line)
+{
+    const unsigned char *p = (const unsigned char *)msg;
+    size_t i = 0;
+    luaL_Buffer b;
+
+    luaL_buffinit(L, &b);
+    while (i < len && luaL_bufflen(&b) < LB_MSG_MAX) {
+        size_t u = p[i] >= 0x80 ? utf8_len(p + i, len - i) : 1;
+        bool plain = u > 1 || (u == 1 && ((p[i] >= 0x20 && p[i] != 0x7f) || p[i] == '\t' ||
+                                          (!one_line && p[i] == '\n')));
+
+        if (plain) {
+            luaL_addlstring(&b, msg + i, u);
+        } else {
+            char hex[8];
+
+            snprintf(hex, sizeof hex, "\\x%02x", p[i]);
+            luaL_addstring(&b, hex);
+            u = 1;
+        }
+        i += u;
+    }
+    if (i < len) {
+        char more[64];
+
+        snprintf(more, sizeof more, "... (%zu more bytes)", len - i);
+        luaL_addstring(&b, more);
+    }
+    luaL_pushresult(&b);
 }

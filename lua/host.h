@@ -7,6 +7,8 @@
 #ifndef LB_HOST_H
 #define LB_HOST_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <lua.h>
 
 /* Process-wide settings from the command line. */
@@ -47,5 +49,11 @@ int lb_usage_error(lua_State *L, const char *fmt, ...);
 int lb_usage_raise(lua_State *L);
 /* Whether msg is (or wraps) the last bad-input message raised. */
 int lb_is_usage(lua_State *L, const char *msg);
+
+/* Pushes msg as a terminal may show it: control bytes and invalid UTF-8
+ * as \xNN (a newline too when one_line), cut after LB_MSG_MAX bytes (a
+ * name of a megabyte is not worth printing whole). */
+#define LB_MSG_MAX 4096
+void lb_msg_escape(lua_State *L, const char *msg, size_t len, bool one_line);
 
 #endif

@@ -8,6 +8,7 @@
  * traceback; signals only set a flag, and a second one exits at once.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -24,6 +25,7 @@
 #include "engine.h"
 #include "options.h"
 #include "run.h"
+#include "units.h"
 #include "host.h"
 #include "lb.h"
 #include "mpi.h"
@@ -209,16 +211,24 @@ static int push_args(lua_State *L, char **argv, int argc, const char *script)
 /* Prints the error; under MPI with several ranks, ends every rank. */
 static int report_error(lua_State *L, int status)
 {
-    const char *msg = lua_tostring(L, -1);
-    int code = lb_exit_status((lb_is_usage(L, msg) || status == LUA_ERRSYNTAX)
-                              ? LB_EXIT_USAGE : LB_EXIT_FAILURE);
+    size_t len = 0;
+    const char *msg = lua_tolstring(L, -1, &len);
+    bool usage = lb_is_usage(L, msg) || status == LUA_ERRSYNTAX;
+    int code = lb_exit_status(usage ? LB_EXIT_USAGE : LB_EXIT_FAILURE);
+    if (!msg) {
+        msg = "error";
+        len = 5;
+    }
     if (lb_mpi_size() > 1) {
-        char host[64] = "";
+        char host[64] = "", prefix[128];
         gethostname(host, sizeof host - 1);
-        fprintf(stderr, "luabench: rank %d (%s): %s\n", lb_mpi_rank(), host, msg ? msg : "error");
+        snprintf(prefix, sizeof prefix, "luabench: rank %d (%s): ", lb_mpi_rank(), host);
+        lb_msg_escape(L, msg, len, usage);
+        fprintf(stderr, "%s%s\n", prefix, lua_tostring(L, -1));
         lb_mpi_abort(code);
     }
-    fprintf(stderr, "luabench: %s\n", msg ? msg : "error");
+    lb_msg_escape(L, msg, len, usage);
+    fprintf(stderr, "luabench: %s\n", lua_tostring(L, -1));
     return code;
 }
 
@@ -294,6 +304,22 @@ static void check_script(lua_State *L, const char *script)
 
 /* Reads the options into lb_host and cl; returns GO_ON, or the exit
  * status of a command line that is all done (--help) or bad. */
+/* "--NAME" sets *v, "--NAME=VALUE" sets it to the boolean VALUE (one
+ * parser for every boolean: lb_parse_bool); another value is refused. */
+static bool flag(lua_State *L, const char *a, const char *name, int *v)
+{
+    size_t n = strlen(name);
+    int b = 1;
+
+    if (strncmp(a, name, n) != 0 || (a[n] && a[n] != '='))
+        return false;
+    if (a[n] == '=' && lb_parse_bool(a + n + 1, &b) != 0)
+        lb_usage_error(L, "bad value '%s' for '%s': not a boolean (use 1/0, true/false, "
+                       "yes/no, on/off)", a + n + 1, name);
+    *v = b;
+    return true;
+}
+
 static int parse_args(lua_State *L, int argc, char **argv, struct cmdline *cl)
 {
     int i = 1;
@@ -308,7 +334,7 @@ static int parse_args(lua_State *L, int argc, char **argv, struct cmdline *cl)
             return LB_EXIT_OK;
         } else if (!strcmp(a, "--list-engines")) {
             return list_engines();
-        } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+        } else if (!strcmp(a, "-q")) {
             lb_host.quiet = 1;
         } else if (!strncmp(a, "--eta=", 6)) {
             lb_host.eta = a + 6;
@@ -317,10 +343,10 @@ static int parse_args(lua_State *L, int argc, char **argv, struct cmdline *cl)
                 lb_usage_error(L, "--eta must be auto, always or never, not '%s'", lb_host.eta);
         } else if (!strncmp(a, "--eta-newline=", 14)) {
             lb_host.eta_newline = a + 14;
-        } else if (!strcmp(a, "--readonly")) {
-            lb_host.readonly = 1;
-        } else if (!strcmp(a, "--allow-overwrite")) {
-            lb_host.allow_overwrite = 1;
+        } else if (flag(L, a, "--quiet", &lb_host.quiet) ||
+                   flag(L, a, "--readonly", &lb_host.readonly) ||
+                   flag(L, a, "--allow-overwrite", &lb_host.allow_overwrite)) {
+            /* set */
         } else if (!strcmp(a, "--fio")) {
             cl->fio_mode = 1;
             i++;

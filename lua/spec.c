@@ -54,9 +54,15 @@ static int is_meta_key(const char *k)
  * meaning: 4096 is bytes, 60 is seconds). */
 static const char *value_string(lua_State *L, const char *key, char *buf, size_t len)
 {
+    size_t vlen;
+    const char *v;
+
     switch (lua_type(L, -1)) {
     case LUA_TSTRING:
-        return lua_tostring(L, -1);
+        v = lua_tolstring(L, -1, &vlen);
+        if (strlen(v) != vlen)       /* C would read only up to the NUL */
+            lb_usage_error(L, "bad value for '%s': it holds a NUL byte", key);
+        return v;
     case LUA_TBOOLEAN:
         return lua_toboolean(L, -1) ? "1" : "0";
     case LUA_TNUMBER:
@@ -104,7 +110,10 @@ static void apply_options(lua_State *L, int t, struct lb_job *j, int opts)
             lb_usage_error(L, "spec keys must be option names, not a %s",
                            luaL_typename(L, -2));
         }
-        const char *k = lua_tostring(L, -2);
+        size_t klen;
+        const char *k = lua_tolstring(L, -2, &klen);
+        if (strlen(k) != klen)
+            lb_usage_error(L, "bad option name '%s...': it holds a NUL byte", k);
         if (is_meta_key(k)) {
             lua_pop(L, 1);
             continue;

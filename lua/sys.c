@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <glob.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,9 @@
 
 #include <lauxlib.h>
 
+#include "base/files.h"
+#include "base/units.h"
+#include "host.h"
 #include "result.h"
 #include "sys.h"
 
@@ -158,29 +162,63 @@ static int fsync_dir(const char *dir)
     return rc;
 }
 
-/* Temporary file beside path, fsync, rename over path, fsync the dir. */
+/* Whether path may be replaced: missing, or a regular file of ours, or
+ * allow (the caller's allow_overwrite, or --allow-overwrite). */
+static int replace_allowed(const char *path, bool allow)
+{
+    struct stat st;
+
+    if (lstat(path, &st) != 0)
+        return errno == ENOENT ? 0 : -errno;
+    if (S_ISDIR(st.st_mode))
+        return -EISDIR;
+    if (allow || lb_host.allow_overwrite || lb_file_is_ours(path) == 1)
+        return 0;
+    return -EPERM;
+}
+
+/* lb.write_atomic(path, text [, allow_overwrite]): a temporary file beside
+ * path, fsync, rename over path, fsync the dir; the file is marked as
+ * luabench's, so a later run replaces it, but a file luabench did not
+ * create (or a symbolic link) is not replaced unless allowed.  The rename
+ * replaces the name: nothing is ever written through a link. */
 static int s_write_atomic(lua_State *L)
 {
-    size_t len;
-    const char *path = luaL_checkstring(L, 1);
+    size_t len, plen;
+    const char *path = luaL_checklstring(L, 1, &plen);
     const char *text = luaL_checklstring(L, 2, &len);
+    bool allow = lua_toboolean(L, 3);
     char tmp[PATH_MAX], dir[PATH_MAX];
+    if (strlen(path) != plen)
+        return luaL_argerror(L, 1, "the path holds a NUL byte");
     if (snprintf(tmp, sizeof tmp, "%s.XXXXXX", path) >= (int)sizeof tmp)
         return lb_pushresult(L, -ENAMETOOLONG, path);
+    int rc = replace_allowed(path, allow);
+    if (rc == -EPERM) {
+        lua_pushnil(L);
+        lua_pushfstring(L, "refusing to replace %s: not created by luabench (use "
+                        "--allow-overwrite)", path);
+        lua_pushstring(L, "EPERM");
+        return 3;
+    }
+    if (rc != 0)
+        return lb_pushresult(L, rc, path);
     dir_of(path, dir, sizeof dir);
     int fd = mkstemp(tmp);
     if (fd < 0)
         return lb_pushresult(L, -errno, path);
     mode_t mask = umask(0);
     umask(mask);
-    int rc = fchmod(fd, 0666 & ~mask) == 0 ? 0 : -errno;
+    rc = fchmod(fd, 0666 & ~mask) == 0 ? 0 : -errno;
     if (rc == 0)
         rc = write_all(fd, text, len);
     if (rc == 0 && fsync(fd) != 0)
         rc = -errno;
-    if (close(fd) != 0 && rc == 0)
-        rc = -errno;
     if (rc == 0 && rename(tmp, path) != 0)
+        rc = -errno;
+    if (rc == 0)
+        lb_file_mark(fd, path);         /* after the rename: the manifest names path */
+    if (close(fd) != 0 && rc == 0)
         rc = -errno;
     if (rc != 0) {
         unlink(tmp);
@@ -340,10 +378,37 @@ static int s_physical_cores(lua_State *L)
     return 1;
 }
 
+/* lb.parse_bool(s) -> true | false | nil: the one reading of a boolean
+ * that options, parameters and flags share (core lb_parse_bool). */
+static int s_parse_bool(lua_State *L)
+{
+    size_t len;
+    const char *s = luaL_checklstring(L, 1, &len);
+    int b;
+
+    if (strlen(s) != len || lb_parse_bool(s, &b) != 0)
+        lua_pushnil(L);
+    else
+        lua_pushboolean(L, b);
+    return 1;
+}
+
+/* lb.escape(s [, one_line]) -> s as an error line may show it. */
+static int s_escape(lua_State *L)
+{
+    size_t len;
+    const char *s = luaL_checklstring(L, 1, &len);
+
+    lb_msg_escape(L, s, len, lua_toboolean(L, 2));
+    return 1;
+}
+
 int lb_sys_open(lua_State *L)
 {
     static const luaL_Reg fns[] = {
         {"fadvise", s_fadvise},
+        {"parse_bool", s_parse_bool},
+        {"escape", s_escape},
         {"residency", s_residency},
         {"drop_caches", s_drop_caches},
         {"isatty", s_isatty},

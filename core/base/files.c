@@ -49,6 +49,24 @@ static int manifest_path(const char *path, char *out, size_t len, const char **b
     return 0;
 }
 
+/* Opens the manifest at mpath with flags, never through a symbolic link,
+ * and only when it is a regular file this user owns that nobody else may
+ * write (a manifest anyone could edit would make any file ours). */
+static int manifest_open(const char *mpath, int flags)
+{
+    struct stat st;
+    int fd = open(mpath, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+
+    if (fd < 0)
+        return errno == ELOOP ? -EPERM : -errno;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+        (st.st_mode & (S_IWGRP | S_IWOTH))) {
+        close(fd);
+        return -EPERM;
+    }
+    return fd;
+}
+
 static int manifest_add(const char *path, uint64_t ino)
 {
     char mpath[4200], line[4200];
@@ -62,9 +80,9 @@ static int manifest_add(const char *path, uint64_t ino)
     n = snprintf(line, sizeof(line), "%llu %s\n", (unsigned long long)ino, base);
     if (n >= (int)sizeof(line))
         return -ENAMETOOLONG;
-    fd = open(mpath, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    fd = manifest_open(mpath, O_WRONLY | O_APPEND | O_CREAT);
     if (fd < 0)
-        return -errno;
+        return fd;
     ret = write(fd, line, n) == n ? 0 : -EIO;
     close(fd);
     return ret;
@@ -87,12 +105,17 @@ static char *manifest_read(const char *path, char *mpath, size_t mlen, const cha
     FILE *f;
     char *buf = NULL;
     size_t cap = 0;
+    int fd;
 
     if (manifest_path(path, mpath, mlen, base) < 0)
         return NULL;
-    f = fopen(mpath, "re");
-    if (!f)
+    fd = manifest_open(mpath, O_RDONLY);
+    f = fd < 0 ? NULL : fdopen(fd, "r");
+    if (!f) {
+        if (fd >= 0)
+            close(fd);
         return NULL;
+    }
     if (getdelim(&buf, &cap, '\0', f) < 0) {
         free(buf);
         buf = NULL;
@@ -114,23 +137,48 @@ static char *manifest_find(char *text, uint64_t ino, const char *base)
     return NULL;
 }
 
-int lb_file_is_ours(const char *path)
+/* Whether the regular file st (at path) is listed in its manifest. */
+static int manifest_lists(const char *path, const struct stat *st)
 {
-    char val[8], mpath[4200];
+    char mpath[4200];
     const char *base;
+    char *text = manifest_read(path, mpath, sizeof(mpath), &base);
+    int ours = text && manifest_find(text, st->st_ino, base) != NULL;
+
+    free(text);
+    return ours;
+}
+
+int lb_file_is_ours_fd(int fd, const char *path)
+{
+    char val[8];
     struct stat st;
     ssize_t n;
-    char *text;
-    int ours;
 
-    if (stat(path, &st) < 0)
+    if (fstat(fd, &st) < 0)
         return -errno;
-    n = getxattr(path, LB_FILE_XATTR, val, sizeof(val));
+    if (!S_ISREG(st.st_mode))
+        return 0;
+    n = fgetxattr(fd, LB_FILE_XATTR, val, sizeof(val));
     if (n == 1 && val[0] == '1')
         return 1;
-    text = manifest_read(path, mpath, sizeof(mpath), &base);
-    ours = text && manifest_find(text, st.st_ino, base) != NULL;
-    free(text);
+    return manifest_lists(path, &st);
+}
+
+int lb_file_is_ours(const char *path)
+{
+    struct stat st;
+    int fd, ours;
+
+    if (lstat(path, &st) < 0)
+        return -errno;
+    if (!S_ISREG(st.st_mode))
+        return 0;            /* a link to our file is not ours to write through */
+    fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return errno == ENOENT ? -ENOENT : 0;
+    ours = lb_file_is_ours_fd(fd, path);
+    close(fd);
     return ours;
 }
 
@@ -141,8 +189,8 @@ static int manifest_drop(const char *path, uint64_t ino)
     char *text = manifest_read(path, mpath, sizeof(mpath), &base);
     char *line = text ? manifest_find(text, ino, base) : NULL;
     char *end;
-    FILE *f;
-    int ret = 0;
+    size_t len;
+    int fd, ret = 0;
 
     if (!line) {
         free(text);
@@ -155,10 +203,15 @@ static int manifest_drop(const char *path, uint64_t ino)
         return unlink(mpath) < 0 ? -errno : 0;
     }
     snprintf(tmp, sizeof(tmp), "%s.%d.tmp", mpath, (int)getpid());
-    f = fopen(tmp, "we");
-    if (!f || fputs(text, f) < 0)
+    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        free(text);
+        return -errno;
+    }
+    len = strlen(text);
+    if (write(fd, text, len) != (ssize_t)len || fsync(fd) < 0)
         ret = -EIO;
-    if (f && fclose(f) != 0)
+    if (close(fd) < 0 && !ret)
         ret = -EIO;
     if (ret == 0 && rename(tmp, mpath) < 0)
         ret = -errno;
@@ -177,9 +230,42 @@ int lb_file_unlink_ours(const char *path)
         return ours;
     if (!ours)
         return -EPERM;
-    if (stat(path, &st) < 0 || unlink(path) < 0)
+    if (lstat(path, &st) < 0 || unlink(path) < 0)
         return -errno;
     return manifest_drop(path, st.st_ino);
+}
+
+/* which file a check looked at */
+
+void lb_file_id_set(struct lb_file_id *id, const struct stat *st, bool link)
+{
+    id->dev = (uint64_t)st->st_dev;
+    id->ino = (uint64_t)st->st_ino;
+    id->type = (unsigned)(st->st_mode & S_IFMT);
+    id->link = link;
+}
+
+bool lb_file_id_same(const struct lb_file_id *id, const struct stat *st)
+{
+    return id->type == (unsigned)(st->st_mode & S_IFMT) && id->dev == (uint64_t)st->st_dev &&
+           id->ino == (uint64_t)st->st_ino;
+}
+
+int lb_file_open_checked(const char *path, int flags, const struct lb_file_id *id)
+{
+    bool follow = id && id->type && id->link;
+    int fd = open(path, flags | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW), 0644);
+    struct stat st;
+
+    if (fd < 0)
+        return -errno;
+    if (!id || !id->type)
+        return fd;
+    if (fstat(fd, &st) < 0 || !lb_file_id_same(id, &st)) {
+        close(fd);
+        return -ESTALE;
+    }
+    return fd;
 }
 
 /* names */
@@ -322,16 +408,24 @@ unsigned lb_file_direct_align(int fd, const struct stat *st)
     return 512;
 }
 
-int lb_file_open(const char *path, bool write, bool direct, char *err, unsigned errlen)
+int lb_file_open(const char *path, const struct lb_file_id *id, bool write, bool direct,
+                 char *err, unsigned errlen)
 {
-    int flags = (write ? O_RDWR : O_RDONLY) | O_CLOEXEC | (direct ? O_DIRECT : 0);
-    int fd = open(path, flags);
+    int flags = (write ? O_RDWR : O_RDONLY) | (direct ? O_DIRECT : 0);
+    int fd = lb_file_open_checked(path, flags, id);
 
+    if (fd >= 0 && write && (!id || !id->type) && lb_file_is_ours_fd(fd, path) != 1) {
+        close(fd);
+        fd = -EPERM;
+    }
     if (fd >= 0)
         return fd;
-    fd = -errno;
     if (direct && fd == -EINVAL)
         snprintf(err, errlen, "O_DIRECT is not supported on %s: %s", path, strerror(-fd));
+    else if (fd == -ELOOP || fd == -ESTALE || fd == -EPERM)
+        snprintf(err, errlen, "refusing to open %s: it is not the file that was checked "
+                 "(replaced by %s since)", path,
+                 fd == -ELOOP ? "a symbolic link" : "another file");
     else
         snprintf(err, errlen, "cannot open %s: %s", path, strerror(-fd));
     return fd;

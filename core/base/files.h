@@ -8,7 +8,9 @@
  * user.luabench = "1"; where the filesystem refuses extended attributes a
  * line "<inode> <name>" is appended to the manifest ".luabench-created" in
  * the file's directory instead.  lb_file_is_ours() accepts either mark (the
- * manifest line only while the inode still matches).
+ * manifest line only while the inode still matches).  The manifest is
+ * trusted only as a regular file (never a symbolic link) owned by this
+ * user and writable by nobody else.
  */
 #ifndef LB_FILES_H
 #define LB_FILES_H
@@ -24,8 +26,11 @@
 /* Marks the open file fd (at path) as created by luabench.  0 or -errno. */
 int lb_file_mark(int fd, const char *path);
 /* 1 when path carries luabench's mark, 0 when not, -errno when it cannot
- * be looked at (-ENOENT: missing). */
+ * be looked at (-ENOENT: missing).  A symbolic link is never ours. */
 int lb_file_is_ours(const char *path);
+/* The same decided on the open descriptor fd (of path): 1 only for a
+ * regular file with the mark, or listed under its inode in the manifest. */
+int lb_file_is_ours_fd(int fd, const char *path);
 /* Deletes path if luabench created it (and drops its manifest line).
  * 0, -EPERM when it is not ours, or -errno. */
 int lb_file_unlink_ours(const char *path);
@@ -48,9 +53,25 @@ int lb_file_dev_size(int fd, uint64_t *size);
 /* Offset and length alignment O_DIRECT needs on fd: the logical block
  * size of a device; for a file what statx reports, else 512. */
 unsigned lb_file_direct_align(int fd, const struct stat *st);
-/* Opens path for I/O (O_RDWR when write, O_DIRECT when direct).  The fd,
- * or -errno with a message naming the path in err. */
-int lb_file_open(const char *path, bool write, bool direct, char *err, unsigned errlen);
+/* The file a safety check looked at.  What is decided about a name holds
+ * only for the file found under it then: every later open checks that it
+ * got that file (an attacker may swap a symbolic link in between). */
+struct lb_file_id {
+    uint64_t dev, ino;
+    unsigned type;           /* S_IFREG, S_IFBLK, S_IFCHR; 0: none checked */
+    bool link;               /* the name was a symbolic link, followed */
+};
+void lb_file_id_set(struct lb_file_id *id, const struct stat *st, bool link);
+bool lb_file_id_same(const struct lb_file_id *id, const struct stat *st);
+/* open(path, flags) without following a symbolic link (unless the checked
+ * name was one), then the descriptor compared with id (when id->type).
+ * The fd, -ELOOP (a link now), -ESTALE (another file) or -errno. */
+int lb_file_open_checked(const char *path, int flags, const struct lb_file_id *id);
+/* Opens path for I/O (O_RDWR when write, O_DIRECT when direct) as
+ * lb_file_open_checked; a write with no checked id needs a file of ours.
+ * The fd, or -errno with a message naming the path in err. */
+int lb_file_open(const char *path, const struct lb_file_id *id, bool write, bool direct,
+                 char *err, unsigned errlen);
 /* "what path: strerror(-err)" into buf, cut to len bytes (a path near
  * PATH_MAX does not fit a one-line message). */
 void lb_file_errmsg(char *buf, size_t len, const char *what, const char *path, int err);

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/files.h"       /* struct lb_file_id */
 #include "job/job.h"         /* LB_SYNC_OP, LB_DATASYNC_OP */
 
 struct lb_file {
@@ -24,6 +25,7 @@ struct lb_file {
     uint64_t map_len;
     int reg_index;           /* io_uring registered slot, -1 if none */
     bool created;            /* laid out by this run */
+    struct lb_file_id id;    /* the file the plan checked: opens must find it */
     void *eng;               /* engine per-file state (mmap), NULL if none */
 };
 

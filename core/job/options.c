@@ -341,11 +341,14 @@ static void closer(const char *name, const char *cand, const char **best, unsign
     }
 }
 
+#define LB_OPT_SUGGEST_MAX 64       /* longest name a suggestion is sought for */
+
 const char *lb_opt_suggest(const char *name)
 {
     const char *best = NULL;
     unsigned bd = UINT_MAX, limit;
-    if (!name)
+    /* no name is that long: a guess would cost time and help nobody */
+    if (!name || strlen(name) > LB_OPT_SUGGEST_MAX)
         return NULL;
     limit = strlen(name) / 3 > 2 ? (unsigned)strlen(name) / 3 : 2;
     for (const struct lb_opt *o = lb_opts; o->name; o++) {

@@ -4,7 +4,9 @@
  * current end to the size the run needs, in 1 MiB writes of pseudo-random
  * bytes, then fsync'd (fio's create_fsync).  Up to four files are written
  * in parallel, each by one thread; progress is counted in r->laid_out.
- * A new file is marked as luabench's (files.h) right after its creation.
+ * A new file is marked as luabench's (files.h) right after its creation;
+ * an existing one is opened without following a symbolic link and must be
+ * the file the plan checked (plan.c).  ENOSPC removes what was added.
  * Ctrl-C (lb_run_interrupt_all) or lb_run_stop ends the layout.
  */
 #include <errno.h>
@@ -66,45 +68,100 @@ static bool layout_stopped(struct layout *l)
            atomic_load(&lb_interrupt_gen) != l->r->intr0;
 }
 
-static int write_range(struct layout *l, struct lb_target *t, int fd, uint64_t off, void *buf)
+/* Writes t from off to t->need.  0, or -errno with *at where it stopped. */
+static int write_range(struct layout *l, struct lb_target *t, int fd, uint64_t off, void *buf,
+                       uint64_t *at)
 {
     while (off < t->need) {
         size_t n = t->need - off < LAYOUT_CHUNK ? t->need - off : LAYOUT_CHUNK;
         ssize_t w;
 
+        *at = off;
         if (layout_stopped(l))
             return layout_fail(l, -EINTR, "interrupted while laying out %s", t->path);
         w = pwrite(fd, buf, n, (off_t)off);
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0)
-            return layout_fail(l, w < 0 ? -errno : -ENOSPC, "cannot lay out %s: %s", t->path,
-                               strerror(w < 0 ? errno : ENOSPC));
+            return w < 0 ? -errno : -ENOSPC;
         off += (uint64_t)w;
         atomic_fetch_add(&l->r->laid_out, (uint64_t)w);
     }
     return 0;
 }
 
+/* A layout that ran out of space: what it added goes (the file it created
+ * is removed, one of ours it extended is cut back) so the file system is
+ * not left full; the message says how much did not fit. */
+static int out_of_space(struct layout *l, struct lb_target *t, int fd, int err, uint64_t from,
+                        uint64_t at)
+{
+    const char *undo = "";
+
+    if (t->created && lb_file_unlink_ours(t->path) == 0) {
+        t->created = false;
+        undo = "; the partial file was removed";
+    } else if (!t->created && ftruncate(fd, (off_t)from) == 0) {
+        undo = "; the file was cut back to its former size";
+    }
+    return layout_fail(l, err, "cannot lay out %s: %s: %llu of %llu bytes did not fit%s",
+                       t->path, strerror(-err), (unsigned long long)(t->need - at),
+                       (unsigned long long)(t->need - from), undo);
+}
+
+static int layout_open(struct layout *l, struct lb_target *t)
+{
+    struct stat st;
+    int fd;
+
+    if (t->exists) {
+        fd = lb_file_open_checked(t->path, O_WRONLY, &t->id);
+        if (fd == -ELOOP || fd == -ESTALE)
+            return layout_fail(l, -EPERM, "refusing to lay out %s: it was replaced by %s "
+                               "after it was checked", t->path,
+                               fd == -ELOOP ? "a symbolic link" : "another file");
+        if (fd < 0)
+            return layout_fail(l, fd, "cannot open %s for writing: %s", t->path,
+                               strerror(-fd));
+        return fd;
+    }
+    /* O_EXCL: a name taken since the check (a file, a symbolic link) fails */
+    fd = open(t->path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0 && errno == EEXIST)
+        return layout_fail(l, -EPERM, "refusing to lay out %s: it appeared after it was "
+                           "checked", t->path);
+    if (fd < 0)
+        return layout_fail(l, -errno, "cannot create %s: %s", t->path, strerror(errno));
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return layout_fail(l, -EIO, "cannot create %s: not a regular file", t->path);
+    }
+    t->created = true;
+    lb_file_id_set(&t->id, &st, false);
+    lb_file_mark(fd, t->path);
+    return fd;
+}
+
 static int layout_one(struct layout *l, struct lb_target *t, void *buf)
 {
-    int flags = O_WRONLY | O_CLOEXEC | (t->exists ? 0 : O_CREAT | O_EXCL);
-    int fd = open(t->path, flags, 0644), ret;
+    int fd = layout_open(l, t), ret;
+    uint64_t at = 0, from;
     struct stat st;
 
     if (fd < 0)
-        return layout_fail(l, -errno, t->exists ? "cannot open %s for writing: %s"
-                           : "cannot create %s: %s", t->path, strerror(errno));
-    if (!t->exists) {
-        t->created = true;
-        lb_file_mark(fd, t->path);
+        return fd;
+    if (fstat(fd, &st) < 0) {
+        close(fd);
+        return layout_fail(l, -errno, "cannot stat %s: %s", t->path, strerror(errno));
     }
-    if (fstat(fd, &st) < 0)
-        ret = layout_fail(l, -errno, "cannot stat %s: %s", t->path, strerror(errno));
-    else
-        ret = write_range(l, t, fd, (uint64_t)st.st_size, buf);
+    from = (uint64_t)st.st_size;
+    ret = write_range(l, t, fd, from, buf, &at);
     if (!ret && fsync(fd) < 0)
-        ret = layout_fail(l, -errno, "cannot fsync %s: %s", t->path, strerror(errno));
+        ret = -errno;
+    if (ret == -ENOSPC || ret == -EDQUOT)
+        ret = out_of_space(l, t, fd, ret, from, at);
+    else if (ret && ret != -EINTR)
+        ret = layout_fail(l, ret, "cannot lay out %s: %s", t->path, strerror(-ret));
     close(fd);
     return ret;
 }

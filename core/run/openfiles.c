@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "base/files.h"
 #include "run/openfiles.h"
@@ -229,22 +230,38 @@ static int of_fail(struct lb_worker *w, const struct lb_io *io, int err, const c
     return GEN_END;
 }
 
-/* create_on_open: creates f if it is missing.  1 created, 0 exists, -errno. */
+/* create_on_open: creates f if it is missing.  1 created, 0 exists, -errno.
+ * A file that another clone created in the meantime is used only when it
+ * is ours (or allow_overwrite), decided on its descriptor. */
 static int of_create(struct lb_worker *w, struct lb_file *f, char *msg, size_t len)
 {
-    int fd = open(f->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    int fd = open(f->path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    struct stat st;
+    bool made = fd >= 0;
 
+    if (fd < 0 && errno == EEXIST && f->id.type)
+        return 0;                        /* existed when checked: open checks it */
+    if (fd < 0 && errno == EEXIST)
+        fd = open(f->path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
-        if (errno == EEXIST)
-            return 0;
         fd = -errno;
-        snprintf(msg, len, "cannot create %s: %s", f->path, strerror(-fd));
+        snprintf(msg, len, "%s %s: %s", fd == -ELOOP ? "refusing to open" : "cannot create",
+                 f->path, fd == -ELOOP ? "it is a symbolic link" : strerror(-fd));
         return fd;
     }
-    lb_file_mark(fd, f->path);
+    if (made)
+        lb_file_mark(fd, f->path);
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+        (!made && !w->job->allow_overwrite && lb_file_is_ours_fd(fd, f->path) != 1)) {
+        close(fd);
+        snprintf(msg, len, "refusing to write to %s: it appeared after it was checked and "
+                 "was not created by luabench", f->path);
+        return -EPERM;
+    }
+    lb_file_id_set(&f->id, &st, false);
     close(fd);
-    f->created = true;
-    return 1;
+    f->created = made;
+    return made;
 }
 
 static void of_close(struct lb_worker *w, uint32_t i)
@@ -277,7 +294,7 @@ static int of_open(struct lb_worker *w, const struct lb_io *io, uint32_t i)
         of_close(w, v);
     }
     ret = j->create_on_open ? of_create(w, f, msg, sizeof(msg)) : 0;
-    fd = ret < 0 ? ret : lb_file_open(f->path, w->writes, j->direct, msg, sizeof(msg));
+    fd = ret < 0 ? ret : lb_file_open(f->path, &f->id, w->writes, j->direct, msg, sizeof(msg));
     if (fd < 0)
         return of_fail(w, io, -fd, msg);
     f->fd = fd;

@@ -13,6 +13,7 @@
  * Engines with LB_ENG_NOFILES touch no file: none is looked at.
  */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -178,30 +179,72 @@ static int targets_collect(struct lb_run *r, struct lb_plan *p)
     return ret ? lb_run_fail(r, ret, "out of memory") : 0;
 }
 
+/* Whether a missing path would be created among the device nodes: its
+ * directory is /dev or below (/dev/shm excepted: a tmpfs for files). */
+static bool under_dev(const char *path)
+{
+    char dir[PATH_MAX], real[PATH_MAX];
+    const char *slash = strrchr(path, '/');
+
+    if (!slash)
+        snprintf(dir, sizeof(dir), ".");
+    else
+        snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+    if (!realpath(dir, real))
+        return false;
+    if (strcmp(real, "/dev") != 0 && strncmp(real, "/dev/", 5) != 0)
+        return false;
+    return strcmp(real, "/dev/shm") != 0 && strncmp(real, "/dev/shm/", 9) != 0;
+}
+
+/* The facts of an existing regular file or block device, read through one
+ * descriptor that must be the file st describes. */
+static int target_probe(struct lb_run *r, struct lb_target *t)
+{
+    int fd = lb_file_open_checked(t->path, O_RDONLY | O_NONBLOCK | O_NOCTTY, &t->id), ret = 0;
+
+    if (fd == -ESTALE || fd == -ELOOP)
+        return lb_run_fail(r, -EPERM, "refusing to use %s: it was replaced while it was "
+                           "checked", t->path);
+    if (fd < 0 && t->reg && fd == -EACCES)
+        return 0;                        /* unreadable: not ours, its size from stat */
+    if (fd < 0)
+        return lb_run_fail(r, fd, "cannot open %s: %s", t->path, strerror(-fd));
+    if (t->reg)
+        t->ours = lb_file_is_ours_fd(fd, t->path) == 1;
+    else if ((ret = lb_file_dev_size(fd, &t->have)) != 0)
+        ret = lb_run_fail(r, ret, "cannot get the size of %s: %s", t->path, strerror(-ret));
+    close(fd);
+    return ret;
+}
+
 static int target_stat(struct lb_run *r, struct lb_target *t)
 {
     struct stat st;
+    bool link = false;
+    int err = 0;
 
-    if (stat(t->path, &st) < 0) {
-        if (errno == ENOENT)
-            return 0;
-        return lb_run_fail(r, -errno, "cannot access %s: %s", t->path, strerror(errno));
-    }
+    if (lstat(t->path, &st) < 0 || ((link = S_ISLNK(st.st_mode)) && stat(t->path, &st) < 0))
+        err = errno;
+    if (err == ENOENT && under_dev(t->path))
+        return lb_run_fail(r, -EINVAL, "refusing to create %s: no such device (a missing "
+                           "path under /dev is never created)", t->path);
+    if (err == ENOENT && link)
+        return lb_run_fail(r, -EINVAL, "refusing to use %s: a symbolic link to nothing",
+                           t->path);
+    if (err == ENOENT)
+        return 0;
+    if (err)
+        return lb_run_fail(r, -err, "cannot access %s: %s", t->path, strerror(err));
     t->exists = true;
+    lb_file_id_set(&t->id, &st, link);
     if (S_ISREG(st.st_mode)) {
         t->reg = true;
         t->have = (uint64_t)st.st_size;
-        t->ours = lb_file_is_ours(t->path) == 1;
+        return target_probe(r, t);
     } else if (S_ISBLK(st.st_mode)) {
-        int fd = open(t->path, O_RDONLY | O_CLOEXEC), ret;
-
-        if (fd < 0)
-            return lb_run_fail(r, -errno, "cannot open %s: %s", t->path, strerror(errno));
         t->blk = true;
-        ret = lb_file_dev_size(fd, &t->have);
-        close(fd);
-        if (ret)
-            return lb_run_fail(r, ret, "cannot get the size of %s: %s", t->path, strerror(-ret));
+        return target_probe(r, t);
     } else if (S_ISCHR(st.st_mode)) {
         t->chr = true;
         t->devnull = lb_file_is_devnull(&st);
@@ -352,7 +395,10 @@ void lb_plan_free(struct lb_run *r, struct lb_plan *p)
         struct lb_worker *w = r->w[i];
 
         for (unsigned f = 0; f < w->nfiles && p->tix[i]; f++)
+        {
             w->files[f].created = p->t[p->tix[i][f]].created;
+            w->files[f].id = p->t[p->tix[i][f]].id;
+        }
         free(p->tix[i]);
     }
     free(p->tix);

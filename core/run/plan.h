@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "base/files.h"
 
 struct lb_run;
 
@@ -19,6 +20,7 @@ struct lb_target {
     bool exists, reg, blk, chr, devnull, ours;
     bool layout;                 /* create or extend before the run */
     bool created;                /* this run created it */
+    struct lb_file_id id;        /* the file checked (or created) under path */
     uint64_t have;               /* its size now (device: capacity) */
     uint64_t need;               /* bytes the run needs it to hold */
 };

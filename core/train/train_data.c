@@ -178,18 +178,23 @@ static int write_pattern(int fd, uint64_t f, uint64_t size, char *buf, size_t bu
     return 0;
 }
 
-/* A file with the wrong size: rewritten when ours, else refused. */
+/* A file with the wrong size: rewritten when ours, else refused.  The
+ * decision is made on the descriptor that is then written, opened
+ * without following a symbolic link (a name checked and then opened again
+ * may be another file by then). */
 static int open_for_layout(const char *path, int *fd)
 {
-    *fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    *fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (*fd >= 0)
         return lb_file_mark(*fd, path);
     if (errno != EEXIST)
         return -errno;
-    if (lb_file_is_ours(path) <= 0)
-        return -EEXIST;
-    *fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-    return *fd < 0 ? -errno : 0;
+    *fd = open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (*fd < 0)
+        return errno == ELOOP ? -EEXIST : -errno;
+    if (lb_file_is_ours_fd(*fd, path) != 1)
+        return close(*fd), *fd = -1, -EEXIST;
+    return ftruncate(*fd, 0) < 0 ? -errno : 0;
 }
 
 int lb_dataset_layout(const struct lb_dataset *d, uint64_t f, char *buf,

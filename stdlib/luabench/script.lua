@@ -95,8 +95,6 @@ end
 
 -- ---------------------------------------------------------------- params
 
-local TRUE = {["1"] = true, ["true"] = true, yes = true, on = true}
-local FALSE = {["0"] = true, ["false"] = true, no = true, off = true}
 
 local function split(s)
   local out = {}
@@ -132,10 +130,9 @@ local PARSE = {
     return n
   end,
   bool = function(p, s)
-    local l = s:lower()
-    if TRUE[l] then return true end
-    if FALSE[l] then return false end
-    M.usage_error("parameter '%s' must be 0 or 1, not '%s'", p.name, s)
+    local b = lb.parse_bool(s)
+    if b == nil then M.usage_error("parameter '%s' must be 0 or 1, not '%s'", p.name, s) end
+    return b
   end,
   size = function(p, s)
     local ok = pcall(prep.bytes, s)
@@ -187,6 +184,13 @@ local function entries(spec)
   for _, p in ipairs(list) do
     p.type = p.type or "string"
     if not PARSE[p.type] then error("script.params: unknown type '" .. p.type .. "'", 3) end
+  end
+  for _, p in ipairs(list) do
+    if p.name == "dir" then
+      list[#list + 1] = {name = "mkdir", type = "bool", default = false,
+                         help = "create dir= with its missing parents (else its parent must exist)"}
+      break
+    end
   end
   list[#list + 1] = {name = "help", type = "bool", help = "print these parameters and exit"}
   return list
@@ -264,7 +268,7 @@ function M.params(spec, o)
       M.usage_error("unknown parameter '%s' (known: %s)", k, table.concat(known, ", "))
     end
   end
-  if given_args.help and not FALSE[tostring(given_args.help):lower()] then
+  if given_args.help and lb.parse_bool(tostring(given_args.help)) ~= false then
     print(M.help_text(list, o))
     io.stdout:flush()
     os.exit(0, true)
@@ -281,6 +285,7 @@ function M.params(spec, o)
     end
   end
   values.help = nil
+  if values.dir then M.check_dir(values.dir, values.mkdir) end
   return values, given
 end
 
@@ -323,6 +328,28 @@ files of out=PREFIX go to does not exist; nothing when prefix is nil. ]]
 function M.check_out(prefix)
   if prefix and not (lb.stat(M.dirname(prefix)) or {}).type then
     M.usage_error("out: directory %s does not exist", M.dirname(prefix))
+  end
+end
+
+--[[ script.check_dir(dir, mkdir): bad input (exit 2) when dir is missing
+and so is its parent, unless mkdir (then it is created with its parents): a
+mistyped mount point must not send the data to whatever disk lies under
+it.  A missing dir whose parent exists is left to the script to create. ]]
+function M.check_dir(dir, mkdir)
+  local st = lb.stat(dir)
+  if st then
+    if st.type ~= "directory" then M.usage_error("dir: %s is not a directory", dir) end
+    return
+  end
+  if mkdir then
+    local ok, msg = lb.mkdir(dir)
+    if not ok then M.usage_error("dir: %s", msg) end
+    return
+  end
+  local parent = M.dirname((dir:gsub("/+$", "")))
+  if not lb.stat(parent) then
+    M.usage_error("dir: %s does not exist, nor does its parent %s (a mistyped mount point? " ..
+                  "mkdir=1 creates it)", dir, parent)
   end
 end
 

@@ -92,6 +92,15 @@ again
 expect_exit 0 "" "$LUABENCH" fio --allow-overwrite --name=x --rw=write --bs=64k --filename=user.dat
 [ "$(fp user.dat)" != "$before" ] || fail "fio --allow-overwrite: user.dat was not written"
 again
+expect_exit 0 "" "$LUABENCH" fio --allow-overwrite=yes --name=x --rw=write --bs=64k --filename=user.dat
+[ "$(fp user.dat)" != "$before" ] || fail "fio --allow-overwrite=yes: user.dat was not written"
+again
+printf 'lb.run{filename="user.dat", rw="write", bs="64k"}\n' > w.lua
+expect_exit 2 "$refused" "$LUABENCH" --allow-overwrite=0 w.lua
+unchanged "--allow-overwrite=0"
+expect_exit 0 "" "$LUABENCH" --allow-overwrite=on w.lua
+[ "$(fp user.dat)" != "$before" ] || fail "--allow-overwrite=on: user.dat was not written"
+again
 printf 'allow_overwrite=1\n' >> w.fio
 expect_exit 0 "" "$LUABENCH" --fio w.fio
 [ "$(fp user.dat)" != "$before" ] || fail "a job file with allow_overwrite=1: user.dat was not written"

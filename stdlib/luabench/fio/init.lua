@@ -125,6 +125,21 @@ local ETA = {auto = true, always = true, never = true}
 
 local function usage_error(msg) error("luabench fio: " .. msg, 0) end
 
+-- A flag's value: "--readonly" is true, "--readonly=0" false (every
+-- boolean reads as the core reads it: lb.parse_bool).
+local function flag_value(key, val)
+  if val == nil then return true end
+  local lbt = rawget(_G, "lb")
+  local b
+  if lbt and lbt.parse_bool then b = lbt.parse_bool(val)
+  else b = ({["1"] = true, ["0"] = false})[val] end
+  if b == nil then
+    usage_error("bad value '" .. val .. "' for '--" .. key ..
+                "': not a boolean (use 1/0, true/false, yes/no, on/off)")
+  end
+  return b
+end
+
 local function cli_option(cfg, key, val, argv, i)
   local k = key:gsub("_", "-")
   if TAKES_VALUE[k] and val == nil then
@@ -155,8 +170,8 @@ local function cli_option(cfg, key, val, argv, i)
     for s in val:gmatch("[^,]+") do cfg.sections[s] = true end
   elseif k == "showcmd" then cfg.showcmd = true
   elseif k == "parse-only" then cfg.parse_only = true
-  elseif k == "readonly" then cfg.readonly = true
-  elseif k == "allow-overwrite" then cfg.allow_overwrite = true
+  elseif k == "readonly" then cfg.readonly = flag_value(key, val)
+  elseif k == "allow-overwrite" then cfg.allow_overwrite = flag_value(key, val)
   elseif k == "max-jobs" then
     -- sizes fio's shared memory; luabench has no such table: only checked
     if not val:match("^%d+$") then usage_error("bad value '" .. val .. "' for '--max-jobs'") end
@@ -250,10 +265,10 @@ function M.cli_jobs(cfg)
   return P.groups(jobs)
 end
 
-local function write_output(path, text)
+local function write_output(path, text, allow)
   local lbt = rawget(_G, "lb")
   if lbt and lbt.write_atomic then
-    local ok, err = lbt.write_atomic(path, text)
+    local ok, err = lbt.write_atomic(path, text, allow)
     if not ok then error("cannot write " .. path .. ": " .. tostring(err), 0) end
     return
   end
@@ -285,6 +300,8 @@ end
 function M.main(argv)
   local function bad(msg)
     msg = tostring(msg)
+    local lbt = rawget(_G, "lb")
+    if lbt and lbt.escape then msg = lbt.escape(msg, true) end
     io.stderr:write(msg:find("^luabench") and "" or "luabench: ", msg, "\n")
     return 2
   end
@@ -319,7 +336,7 @@ function M.main(argv)
     error(setmetatable({}, {__tostring = function() return tostring(results) end}), 0)
   end
   local text = M.report(results, cfg.formats)
-  if cfg.output then write_output(cfg.output, text) else io.write(text) end
+  if cfg.output then write_output(cfg.output, text, cfg.allow_overwrite) else io.write(text) end
   local status = 0
   for _, r in ipairs(results) do
     local e = r.errors

@@ -98,7 +98,15 @@ local function log_name(job, key, kind, n)
   return prefix .. "_" .. kind .. "." .. n .. ".log"
 end
 
-local function write_file(path, text)
+-- Atomically, and never over a file luabench did not create unless the
+-- job allows overwriting (lb.write_atomic; plain io outside luabench).
+local function write_file(path, text, allow)
+  local lbt = rawget(_G, "lb")
+  if lbt and lbt.write_atomic then
+    local ok, err = lbt.write_atomic(path, text, allow)
+    if not ok then error("cannot write log " .. path .. ": " .. tostring(err), 0) end
+    return
+  end
   local f, err = io.open(path, "w")
   if not f then error("cannot write log " .. path .. ": " .. err, 0) end
   f:write(text)
@@ -162,6 +170,7 @@ function L.write(result, n, shared)
   local job = result._job
   local avg = tonumber(job.log_avg_msec) or 0
   local use_max = P.truthy(job.log_max_value)
+  local allow = P.truthy(job.allow_overwrite)
   if shared then
     P.note("[" .. job._section .. "] logs hold every job of its run group: intervals are per run")
   end
@@ -169,14 +178,14 @@ function L.write(result, n, shared)
     P.note("[" .. job._section .. "] per-I/O logs are not kept: one line per interval (set log_avg_msec)")
   end
   if job.write_bw_log then
-    write_file(log_name(job, "write_bw_log", "bw", n), L.windowed(result, "bw", avg, use_max))
+    write_file(log_name(job, "write_bw_log", "bw", n), L.windowed(result, "bw", avg, use_max), allow)
   end
   if job.write_iops_log then
-    write_file(log_name(job, "write_iops_log", "iops", n), L.windowed(result, "iops", avg, use_max))
+    write_file(log_name(job, "write_iops_log", "iops", n), L.windowed(result, "iops", avg, use_max), allow)
   end
   if job.write_lat_log then
     for _, k in ipairs{"lat", "clat", "slat"} do
-      write_file(log_name(job, "write_lat_log", k, n), L.windowed(result, k, avg, use_max))
+      write_file(log_name(job, "write_lat_log", k, n), L.windowed(result, k, avg, use_max), allow)
     end
   end
   if job.write_hist_log then

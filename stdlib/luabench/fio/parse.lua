@@ -110,6 +110,8 @@ function P.option_table(list, ignored)
 end
 
 function P.suggest(tab, name)
+  -- no option name is this long: comparing would cost time and help nobody
+  if #name > 64 then return nil end
   local best, bd = nil, math.huge
   local function try(n)
     local d = distance(name, n)

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Description: result and log files (--output, write_bw_log, lb.write_atomic
+# behind report.write) never replace a file luabench did not create, nor
+# write through a symbolic link: the user's bytes stay, the run says so;
+# luabench's own earlier results are replaced, and --allow-overwrite
+# permits replacing a user's file.  Under --readonly an explicitly named
+# result file is still written (fio's meaning) and no data file is made.
+. "$(dirname "$0")/lib.sh"
+d=$(lb_tmpdir)
+cd "$d" || fail "cd $d"
+head -c 100 /dev/urandom > out.json
+cp out.json x_bw.1.log
+head -c 100 /dev/urandom > precious
+sum=$(sha256sum < out.json) psum=$(sha256sum < precious)
+expect_exit 1 "refusing to replace out.json: not created by luabench" \
+  "$LUABENCH" fio --name=x --ioengine=null --size=1m --output=out.json --output-format=json
+[ "$(sha256sum < out.json)" = "$sum" ] || fail "--output replaced a user's file"
+expect_exit 1 "refusing to replace x_bw.1.log: not created by luabench" \
+  "$LUABENCH" fio --name=x --ioengine=null --size=1m --write_bw_log=x --log_avg_msec=100
+[ "$(sha256sum < x_bw.1.log)" = "$sum" ] || fail "write_bw_log truncated a user's file"
+ln -s precious link.json
+expect_exit 1 "refusing to replace link.json" \
+  "$LUABENCH" fio --name=x --ioengine=null --size=1m --output=link.json
+[ "$(sha256sum < precious)" = "$psum" ] || fail "--output wrote through a symbolic link"
+[ -L link.json ] || fail "the link was replaced"
+printf 'local ok, msg, e = lb.write_atomic("precious", "x")\nassert(not ok and e == "EPERM", tostring(msg))\n' > wa.lua
+expect_exit 0 "" "$LUABENCH" wa.lua
+[ "$(sha256sum < precious)" = "$psum" ] || fail "lb.write_atomic replaced a user's file"
+# ours: written, then replaced by the next run
+rm -f out.json x_bw.1.log
+for i in 1 2; do
+  expect_exit 0 "" "$LUABENCH" fio --name=x --ioengine=null --size=1m --output=out.json \
+    --output-format=json --write_bw_log=x --log_avg_msec=100
+done
+grep -q '"jobname"' out.json || fail "out.json holds no result"
+[ -s x_bw.1.log ] || fail "x_bw.1.log is empty"
+# allowed
+expect_exit 0 "" "$LUABENCH" fio --allow-overwrite --name=x --ioengine=null --size=1m --output=link.json
+[ "$(sha256sum < precious)" = "$psum" ] || fail "--allow-overwrite wrote through the link"
+[ -f link.json ] && [ ! -L link.json ] || fail "--allow-overwrite did not replace the link by the result"
+# readonly: the named result is written, no data file is created
+expect_exit 0 "" "$LUABENCH" fio --readonly --name=r --rw=read --bs=100 --filename=precious --output=ro.json
+[ -s ro.json ] || fail "--readonly: the named result was not written"
+[ "$(ls -A | sort | tr '\n' ' ')" = "link.json out.json precious ro.json wa.lua x_bw.1.log " ] ||
+  fail "unexpected files: $(ls -A | tr '\n' ' ')"
+pass
