@@ -350,6 +350,8 @@ refine=false, axis="numjobs"}: stops a series at its knee.  Going from a to
 b (normally a doubling of numjobs) has passed the knee when b adds less
 than bw_gain of a's throughput (metric: bw or iops), or when b's p99
 grows more than p99_growth x while throughput grows by a smaller factor.
+The latency is total latency (fio's lat: submission and completion) unless
+latency names completion latency ("clat_p99").
 For steps other than a doubling both bounds scale with log2(b/a).  The knee
 is a: the last point before the latency degraded or the throughput stopped
 growing.  refine=true bisects the integer axis values between the knee and
@@ -372,7 +374,8 @@ function M.knee(o)
                            pct(K.bw_gain * d))
     end
     if growth > K.p99_growth ^ d and 1 + gain < growth then
-      return string.format("knee: %s grew %s %.2fx for %s more %s", step, K.latency, growth,
+      local kind, base = metrics.kind_of(K.latency)
+      return string.format("knee: %s grew %s %s %.2fx for %s more %s", step, kind, base, growth,
                            pct(gain), K.metric)
     end
     return nil
