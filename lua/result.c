@@ -234,16 +234,32 @@ static void push_cpu(lua_State *L, const struct lb_stats *s)
     lua_setfield(L, -2, "cpu");
 }
 
+/* A depth map as fio's stat_calc_dist gives it: percent of the total, a
+ * non-empty bucket shown as at least 0.1. */
+static void push_map(lua_State *L, const uint64_t map[7], const char *const keys[7],
+                     const char *name)
+{
+    uint64_t total = 0;
+
+    for (int i = 0; i < 7; i++)
+        total += map[i];
+    lua_createtable(L, 0, 7);
+    for (int i = 0; i < 7; i++) {
+        double pct = total ? 100.0 * (double)map[i] / (double)total : 0;
+
+        lb_set_num(L, keys[i], map[i] && pct < 0.1 ? 0.1 : pct);
+    }
+    lua_setfield(L, -2, name);
+}
+
 static void push_depths(lua_State *L, const struct lb_stats *s)
 {
-    static const char *const keys[7] = {"1", "2", "4", "8", "16", "32", ">=64"};
-    uint64_t total = 0;
-    for (int i = 0; i < 7; i++)
-        total += s->iodepth_level[i];
-    lua_createtable(L, 0, 7);
-    for (int i = 0; i < 7; i++)
-        lb_set_num(L, keys[i], total ? 100.0 * s->iodepth_level[i] / total : (i == 0 ? 100.0 : 0));
-    lua_setfield(L, -2, "iodepth_level");
+    static const char *const level[7] = {"1", "2", "4", "8", "16", "32", ">=64"};
+    static const char *const batch[7] = {"0", "4", "8", "16", "32", "64", ">=64"};
+
+    push_map(L, s->iodepth_level, level, "iodepth_level");
+    push_map(L, s->iodepth_submit, batch, "iodepth_submit");
+    push_map(L, s->iodepth_complete, batch, "iodepth_complete");
 }
 
 void lb_push_stats(lua_State *L, const struct lb_stats *s, const char *name,

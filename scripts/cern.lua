@@ -148,9 +148,9 @@ local function random_test()
                       P.random_numjobs, R.random_engine, R.dir))
   local res = run(spec)
   local v = report.values(res)
-  say(string.format("  read: IOPS=%s, BW=%s, clat p50=%s p99=%s", report.fmt_iops(v.iops),
+  say(string.format("  read: IOPS=%s, BW=%s, lat p50=%s p99=%s", report.fmt_iops(v.iops),
                       report.fmt_bw(v.bw), report.fmt_ns(v.p50), report.fmt_ns(v.p99)))
-  return {iops = v.iops, bw_bytes = v.bw, clat_p50_ns = v.p50, clat_p99_ns = v.p99,
+  return {iops = v.iops, bw_bytes = v.bw, lat_p50_ns = v.p50, lat_p99_ns = v.p99, latency = "lat",
           numjobs = P.random_numjobs, io_bytes = res.read.io_bytes}
 end
 

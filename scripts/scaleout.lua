@@ -11,12 +11,12 @@
 --                          numjobs // files threads (the remainder is left
 --                          out, as the guide's job file generator does)
 --
--- Per point: bandwidth, IOPS, clat p50 and p99; per mode: the peak and the
--- knee (numjobs); the headline is the higher peak of the two modes.  Every
--- finished point goes to a journal (named in the first line printed);
--- SIGINT, SIGTERM, SIGHUP or a failing point end the run with the points
--- finished so far, printed and written, marked partial; resume=JOURNAL
--- runs only the points the journal lacks.  The
+-- Per point: bandwidth, IOPS, lat (or clat, latency=clat) p50 and p99; per
+-- mode: the peak and the knee (numjobs); the headline is the higher peak of
+-- the two modes.  Every finished point goes to a journal (named in the
+-- first line printed); SIGINT, SIGTERM, SIGHUP or a failing point end the
+-- run with the points finished so far, printed and written, marked
+-- partial; resume=JOURNAL runs only the points the journal lacks.  The
 -- peak table has the guide's layout (topology xW/yC, GiB/s / Gbps, where
 -- Gbps = bits / 1e9).  Under MPI (mpirun luabench ...) every rank is a
 -- client and the numbers are the cluster's; only rank 0 prints and writes.
@@ -69,6 +69,8 @@ local P = script.params(script.spec({
   {"out", help = "write PREFIX.json, PREFIX.md, PREFIX.csv, PREFIX.svg and PREFIX.html"},
   {"unit", default = "MiB/s", choices = {"KiB/s", "MiB/s", "GiB/s", "kB/s", "MB/s", "GB/s"},
    help = "bandwidth unit of the text tables"},
+  {"latency", default = "lat", choices = {"lat", "clat"},
+   help = "latency in the tables, JSON and knee: lat (total, as fio's lat) or clat (completion)"},
 }, script.JOURNAL_PARAMS), {about = "The scale-out fio procedure of the storage guide: a numjobs sweep in " ..
              "shared-file and independent-file mode, peak and knee per mode."})
 
@@ -105,7 +107,8 @@ local R = {}
 
 local function knee_rule()
   local k = sweep.knee{bw_gain = P.bw_gain, p99_growth = P.p99_growth,
-                       confidence = P.confidence < 1 and P.confidence or false}
+                       confidence = P.confidence < 1 and P.confidence or false,
+                       latency = P.latency == "clat" and "clat_p99" or "p99"}
   if P.stop == "knee" then return k end
   -- The knee is still named at the end, but every point runs.
   return setmetatable({axis = "numjobs", metric = k.metric, finish = k.finish},
@@ -153,6 +156,9 @@ local function run_mode(mode)
   }
 end
 
+-- The prefix of the chosen latency's keys in a sweep point's values.
+local LKEY = P.latency == "clat" and "clat_" or ""
+
 -- A mode's part of the JSON document; nil when no point of it finished.
 local function mode_doc(mode, sw)
   local pts = {}
@@ -164,8 +170,10 @@ local function mode_doc(mode, sw)
     if mode == "independent" then note_dropped(nj, threads, dropped) end
     if p.resumed then R.cache.recall(p.hooks) end
     pts[i] = {numjobs = nj, threads = threads,
-              bw_bytes = v.bw, iops = v.iops, clat_p50_ns = v.p50, clat_p99_ns = v.p99,
-              cache = #p.hooks > 0 and p.hooks or nil}
+              bw_bytes = v.bw, iops = v.iops, cache = #p.hooks > 0 and p.hooks or nil,
+              latency = P.latency, slat_share = v.slat_share}
+    pts[i][P.latency .. "_p50_ns"] = v[LKEY .. "p50"]
+    pts[i][P.latency .. "_p99_ns"] = v[LKEY .. "p99"]
   end
   local knee = sw.knee or sw.points[#sw.points]
   return {points = pts, peak = sw.peak.params.numjobs, peak_bw_bytes = sw.peak.values.bw,
@@ -238,6 +246,13 @@ local function measure(compare, baseline)
   }
   if baseline then doc.efficiency = scaleout.efficiencies(doc, baseline) end
   if R.cache.warning then notes[#notes + 1] = R.cache.warning end
+  local share = 0
+  for _, m in pairs(modes) do
+    for _, x in ipairs(m.points) do share = math.max(share, x.slat_share or 0) end
+  end
+  local sn = require("luabench.metric").slat_note(share)
+  if sn then note("%s", sn) end
+  doc.latency = P.latency
   doc.notes = #notes > 0 and notes or nil
   return doc
 end
@@ -252,8 +267,8 @@ local COLUMNS = {
   {key = "bw", title = "BW", unit = "B/s"},
   {key = "gbps", title = "Gbps", unit = ""},
   {key = "iops", title = "IOPS", unit = "1/s"},
-  {key = "p50", title = "clat p50", unit = "ns"},
-  {key = "p99", title = "clat p99", unit = "ns"},
+  {key = "p50", title = P.latency .. " p50", unit = "ns"},
+  {key = "p99", title = P.latency .. " p99", unit = "ns"},
   {key = "eff", title = "efficiency", unit = "ratio"},
   {key = "mark", title = "", unit = ""},
 }
@@ -268,7 +283,7 @@ local function mode_table(doc, mode)
     if p.numjobs == m.peak then mark[#mark + 1] = "peak" end
     rows[i] = {numjobs = p.numjobs, threads = mode == "independent" and p.threads or nil,
                bw = p.bw_bytes, gbps = string.format("%.1f", scaleout.gbps(p.bw_bytes)),
-               iops = p.iops, p50 = p.clat_p50_ns, p99 = p.clat_p99_ns, eff = eff[p.numjobs],
+               iops = p.iops, p50 = p[P.latency .. "_p50_ns"], p99 = p[P.latency .. "_p99_ns"], eff = eff[p.numjobs],
                mark = table.concat(mark, ",")}
   end
   return {columns = COLUMNS, rows = rows}
@@ -338,7 +353,7 @@ end
 local function md_mode(doc, mode, out)
   local indep, eff = mode == "independent", doc.efficiency ~= nil
   local head = "| numjobs |" .. (indep and " threads |" or "") ..
-               " GiB/s | Gbps | IOPS | clat p50 | clat p99 |" ..
+               " GiB/s | Gbps | IOPS | " .. P.latency .. " p50 | " .. P.latency .. " p99 |" ..
                (eff and " efficiency |" or "") .. " |"
   out[#out + 1] = "## " .. mode_title(doc, mode)
   out[#out + 1] = ""
@@ -417,14 +432,14 @@ local function svg(doc)
   for _, mode in ipairs(modes_of(doc)) do
     local m = doc.modes[mode]
     for _, p in ipairs(m.points) do
-      rows[#rows + 1] = {mode = mode, numjobs = p.numjobs, bw = p.bw_bytes, p99 = p.clat_p99_ns,
+      rows[#rows + 1] = {mode = mode, numjobs = p.numjobs, bw = p.bw_bytes, p99 = p[P.latency .. "_p99_ns"],
                          mark = (m.knee_found and p.numjobs == m.knee) and "knee" or ""}
     end
   end
   local t = {columns = {{key = "mode", title = "mode", unit = ""},
                         {key = "numjobs", title = "numjobs", unit = ""},
                         {key = "bw", title = "BW", unit = "B/s"},
-                        {key = "p99", title = "clat p99", unit = "ns"},
+                        {key = "p99", title = P.latency .. " p99", unit = "ns"},
                         {key = "mark", title = "", unit = ""}}, rows = rows,
              partial = doc.reason}
   return report.svg(t, {x = "numjobs", y = {"bw", "p99"}, unit = "GiB/s",

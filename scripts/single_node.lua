@@ -43,6 +43,8 @@ local P = script.params(script.spec({
    help = "block sizes below this are tabled in IOPS, the others in bandwidth"},
   {"unit", default = "MiB/s", choices = {"KiB/s", "MiB/s", "GiB/s", "kB/s", "MB/s", "GB/s"},
    help = "bandwidth unit (the guide's tables use MiB/s and MB/s)"},
+  {"latency", default = "lat", choices = {"lat", "clat"},
+   help = "latency in the tables, JSON and knee: lat (total, as fio's lat) or clat (completion)"},
 }, script.CACHE_PARAMS, {
   {"out", help = "also write PREFIX.md and PREFIX.json"},
 }, script.JOURNAL_PARAMS), {about = "The single-node fio tables of the storage guide: sequential and random " ..
@@ -93,7 +95,10 @@ local function points_of(sw, state, cachest)
     if p.resumed then cachest.recall(p.hooks) end
     local v = p.values
     out[#out + 1] = {cache = state, bs = p.params.bs, rw = p.params.rw, numjobs = p.params.numjobs,
-                     bw_bytes = v.bw, iops = v.iops, clat_p50_ns = v.p50, clat_p99_ns = v.p99}
+                     bw_bytes = v.bw, iops = v.iops, latency = P.latency,
+                     slat_share = v.slat_share}
+    local k = P.latency == "clat" and "clat_" or ""
+    out[#out][P.latency .. "_p50_ns"], out[#out][P.latency .. "_p99_ns"] = v[k .. "p50"], v[k .. "p99"]
   end
   return out
 end

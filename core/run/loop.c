@@ -47,6 +47,19 @@ static inline unsigned depth_bucket(unsigned depth)
     return b < 6 ? b : 6;
 }
 
+/* The bucket of a submission or reap of n I/Os: 0, 1-4, 5-8, 9-16, 17-32,
+ * 33-64, more (fio's io_u_mark_submit and _complete). */
+static inline unsigned batch_bucket(unsigned n)
+{
+    if (n == 0)
+        return 0;
+    if (n <= 4)
+        return 1;
+    if (n > 64)
+        return 6;
+    return 32 - (unsigned)__builtin_clz(n - 1) - 1;
+}
+
 void lb_worker_flags(struct lb_worker *w)
 {
     w->cslow = !w->measuring || w->check_reads || w->sync_every || w->trace || w->opsrc ||
@@ -421,11 +434,16 @@ static int fail_engine(struct lb_worker *w, const char *what, int err)
     return END_ERROR;
 }
 
-/* The engine stamps t_issue when the kernel took the I/O (io_uring,
- * libaio); the clock is read here only for an engine that does not. */
-static int commit(struct lb_worker *w, unsigned nq)
+/* Submits the nq I/Os queued.  fio counts I/Os in iodepth_level at the
+ * depth of the moment only when a batch is complete (batch: its
+ * td_io_commit); a commit made because the queue is full and must be reaped
+ * (fio's getevents commits first) leaves them for the next batch, which
+ * then completes that many I/Os sooner.  The engine stamps t_issue when the
+ * kernel took the I/O (io_uring, libaio); the clock is read here only for
+ * an engine that does not. */
+static int commit(struct lb_worker *w, unsigned nq, bool batch)
 {
-    int ret = w->eng->commit(w->priv), end = 0;
+    int ret = nq ? w->eng->commit(w->priv) : 0, end = 0;
     uint64_t t = 0;
 
     for (unsigned i = 0; i < nq; i++) {
@@ -444,8 +462,14 @@ static int commit(struct lb_worker *w, unsigned nq)
     if (ret < 0)
         return end;
     w->inflight += nq;
-    if (w->measuring)
-        w->st.iodepth_level[depth_bucket(w->inflight)] += nq;
+    w->unbatched += nq;
+    if (w->measuring && nq)
+        w->st.iodepth_submit[batch_bucket(nq)]++;
+    if (batch) {
+        if (w->measuring)
+            w->st.iodepth_level[depth_bucket(w->inflight)] += w->unbatched;
+        w->unbatched = 0;
+    }
     return 0;
 }
 
@@ -517,6 +541,8 @@ static int reap(struct lb_worker *w, const struct queue_rules *q, unsigned min, 
         if (got >= min)
             break;
     }
+    if (w->measuring)
+        w->st.iodepth_complete[batch_bucket(got)]++;
     if (w->tmo_ns)
         pub_oldest(w);
     return (int)got;
@@ -549,8 +575,8 @@ static int pace_async(struct lb_worker *w, const struct queue_rules *q, struct l
 
     if (!until)
         return 0;
-    if (*nq) {
-        end = commit(w, *nq);
+    if (*nq || w->unbatched) {
+        end = commit(w, *nq, true);
         *nq = 0;
     }
     while (!end && w->inflight)
@@ -607,8 +633,8 @@ static int fill(struct lb_worker *w, const struct queue_rules *qr, unsigned *nq)
         q = w->eng->queue(w->priv, io);
         if (q == LB_Q_QUEUED) {
             w->queued[(*nq)++] = io;
-            if (*nq >= qr->batch) {
-                e = commit(w, *nq);
+            if (w->unbatched + *nq >= qr->batch) {
+                e = commit(w, *nq, true);
                 *nq = 0;
                 if (e)
                     return e;
@@ -624,8 +650,11 @@ static int fill(struct lb_worker *w, const struct queue_rules *qr, unsigned *nq)
         if (q < 0)
             io->result = q;
         io->t_issue = io->t_start;
-        if (w->measuring)
+        if (w->measuring) {      /* done inside queue(): one submitted, one reaped */
             w->st.iodepth_level[depth_bucket(w->inflight + *nq + 1)]++;
+            w->st.iodepth_submit[1]++;
+            w->st.iodepth_complete[1]++;
+        }
         e = complete(w, io, io->t_done ? io->t_done : lb_clock_now(), false);
         w->freeq[w->nfree++] = io;
         if (e)
@@ -661,7 +690,7 @@ static int loop_async(struct lb_worker *w)
         if (!end)
             end = fill(w, &q, &nq);
         if (nq) {
-            int e = commit(w, nq);
+            int e = commit(w, nq, false);
 
             end = end ? end : e;
         }

@@ -105,9 +105,10 @@ struct lb_worker {
     bool engine_up;              /* init succeeded: cleanup is due */
     struct lb_engine_cfg cfg;    /* what the engine was started with */
     char why[200];               /* the engine's reason when init fails */
-    unsigned depth, batch, cmin, cmax;     /* iodepth, iodepth_batch_submit,
-                                    _complete_min, _complete_max (clamped) */
+    unsigned depth;              /* iodepth; 1 for a sync engine */
     unsigned inflight, nfree;    /* I/Os submitted and not reaped; free slots */
+    unsigned unbatched;          /* submitted by a reap's commit, not yet counted
+                                    in a batch (loop.c commit) */
     struct lb_io *ios;           /* depth slots, each with its buffer */
     struct lb_io **evs;          /* getevents' completions */
     struct lb_io **freeq;        /* free slots, a stack of nfree */

@@ -122,8 +122,11 @@ int lb_stats_merge(struct lb_stats *dst, const struct lb_stats *src)
     dst->majf += src->majf;
     dst->minf += src->minf;
     dst->mem_bytes += src->mem_bytes;
-    for (int i = 0; i < 7; i++)
+    for (int i = 0; i < 7; i++) {
         dst->iodepth_level[i] += src->iodepth_level[i];
+        dst->iodepth_submit[i] += src->iodepth_submit[i];
+        dst->iodepth_complete[i] += src->iodepth_complete[i];
+    }
     dst->fsyncs += src->fsyncs;
     lb_err_merge(&dst->err, &src->err);
     dst->clones += src->clones;

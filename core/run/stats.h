@@ -47,6 +47,11 @@ struct lb_stats {
     uint64_t majf, minf;
     uint64_t mem_bytes;          /* memory the run held per this stats */
     uint64_t iodepth_level[7];   /* I/Os submitted at depth 1,2,4,8,16,32,>=64 */
+    uint64_t iodepth_submit[7];  /* submissions by the I/Os each took:
+                                    0, 1-4, 5-8, 9-16, 17-32, 33-64, >64 */
+    uint64_t iodepth_complete[7];/* reaps by the completions each returned,
+                                    in the same buckets (fio's io_u_submit
+                                    and io_u_complete maps) */
     uint64_t fsyncs;
     struct lb_err_stats err;
     uint32_t clones;             /* threads merged into this */

@@ -150,11 +150,6 @@ static size_t buf_len_of(const struct lb_worker *w)
     return (len + 4095) & ~(size_t)4095;
 }
 
-static unsigned clampu(unsigned v, unsigned lo, unsigned hi)
-{
-    return v < lo ? lo : v > hi ? hi : v;
-}
-
 static int alloc_slots(struct lb_worker *w)
 {
     const struct lb_job *j = w->job;
@@ -162,10 +157,6 @@ static int alloc_slots(struct lb_worker *w)
 
     w->depth = depth;
     w->buf_len = buf_len_of(w);
-    w->batch = clampu(j->iodepth_batch_submit, 1, depth);
-    w->cmin = clampu(j->iodepth_batch_complete_min, 1, depth);
-    w->cmax = clampu(j->iodepth_batch_complete_max ? j->iodepth_batch_complete_max : depth,
-                     w->cmin, depth);
     if (posix_memalign(&w->bufs, 4096, depth * w->buf_len)) {
         w->bufs = NULL;
         return fail(w, -ENOMEM, "cannot allocate %u buffers of %zu bytes", depth, w->buf_len);
@@ -395,8 +386,11 @@ static void stats_finish(struct lb_worker *w)
             ds->bs_min = w->seen_min[d];
             ds->bs_max = w->seen_max[d];
         }
-        if (w->sync)
+        if (w->sync) {           /* one I/O per submission and per reap */
             s->iodepth_level[0] += ds->ios;
+            s->iodepth_submit[1] += ds->ios;
+            s->iodepth_complete[1] += ds->ios;
+        }
     }
     s->mem_bytes = mem_of(w);
     lb_stats_fill(s);

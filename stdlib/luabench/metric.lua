@@ -84,6 +84,7 @@ end
 function M.fmt_metric(name, v, unit)
   if name == "bw" then return M.fmt_bw(v, unit) end
   if name == "iops" then return M.fmt_iops(v) end
+  if type(name) == "string" then name = name:gsub("^clat_", "") end
   if name == "lat_mean" or (type(name) == "string" and name:match("^p%d")) then
     return M.fmt_ns(v)
   end
@@ -97,16 +98,26 @@ local function percentile_of(name)
   if p and p > 0 and p <= 100 then return p end
 end
 
--- Whether name is one of bw, iops, lat_mean, pNN.
+-- The latency kind of a metric name and its base: "clat_p99" is clat's
+-- p99, "p99" (and "lat_mean") total latency's, as fio's lat (slat + clat).
+local function kind_of(name)
+  if type(name) == "string" and name:sub(1, 5) == "clat_" then return "clat", name:sub(6) end
+  return "lat", name
+end
+M.kind_of = kind_of
+
+-- Whether name is one of bw, iops, lat_mean, pNN (clat_lat_mean, clat_pNN).
 function M.known(name)
-  return name == "bw" or name == "iops" or name == "lat_mean" or percentile_of(name) ~= nil
+  local _, base = kind_of(name)
+  if base ~= name and (base == "bw" or base == "iops") then return false end
+  return base == "bw" or base == "iops" or base == "lat_mean" or percentile_of(base) ~= nil
 end
 
--- Raises for a metric name that is not one of bw, iops, lat_mean, pNN.
+-- Raises for a metric name that is not one of those.
 function M.check_metric(name, level)
   if not M.known(name) then
-    error(string.format("unknown metric '%s' (use bw, iops, lat_mean, p50, p99, p99.9...)",
-                        tostring(name)), (level or 1) + 1)
+    error(string.format("unknown metric '%s' (use bw, iops, lat_mean, p50, p99, p99.9..., " ..
+                        "or clat_p99... for completion latency)", tostring(name)), (level or 1) + 1)
   end
   return name
 end
@@ -125,22 +136,33 @@ local function has_ios(part)
   return h ~= nil and h:count() > 0
 end
 
--- The completion-latency histogram of the directions that did I/O, merged.
-function M.clat_hist(t, ddir)
-  local with = {}
+-- The histogram of one latency kind ("lat", "clat" or "slat") of the
+-- directions that did I/O, merged.  An interval keeps only clat: asked for
+-- lat, it gives clat (second value: the kind given).
+function M.hist(t, ddir, kind)
+  kind = kind or "lat"
+  local with, key = {}, kind .. "_hist"
   for _, p in ipairs(parts(t, ddir)) do
-    if has_ios(p) then with[#with + 1] = p.clat_hist end
+    if has_ios(p) and p[key] == nil and kind == "lat" then key = "clat_hist"; kind = "clat" end
   end
-  if #with <= 1 then return with[1] end
+  for _, p in ipairs(parts(t, ddir)) do
+    if has_ios(p) and p[key] then with[#with + 1] = p[key] end
+  end
+  if #with <= 1 then return with[1], kind end
   local h = lb.hist()
   for _, x in ipairs(with) do h:merge(x) end
-  return h
+  return h, kind
 end
+
+-- The completion-latency histogram of the directions that did I/O, merged.
+function M.clat_hist(t, ddir) return (M.hist(t, ddir, "clat")) end
 
 --[[ One metric of anything with read/write/trim parts: an lb.run result,
 an interval, or a stop callback's running total.  bw is bytes/s and iops
 per second, summed over directions; latencies (ns) come from the merged
-clat histograms.  nil when no I/O completed (latencies). ]]
+histograms: total latency (lat, fio's slat + clat) for p99, lat_mean...,
+completion latency for clat_p99, clat_lat_mean (an interval has clat
+only).  nil when no I/O completed (latencies). ]]
 function M.metric(t, name, ddir)
   if name == "bw" or name == "iops" then
     local key, sum = name == "bw" and "bw_bytes" or "iops", 0
@@ -148,24 +170,45 @@ function M.metric(t, name, ddir)
     return sum
   end
   M.check_metric(name, 2)
-  local h = M.clat_hist(t, ddir)
+  local kind, base = kind_of(name)
+  local h = M.hist(t, ddir, kind)
   if h == nil then return nil end
-  if name == "lat_mean" then return h:mean() end
-  return h:percentile(percentile_of(name))
+  if base == "lat_mean" then return h:mean() end
+  return h:percentile(percentile_of(base))
 end
 
--- The row of one result: every metric key, raw units.
+-- The row of one result: every metric key, raw units; p50, p99, p99.9 and
+-- lat_mean of total latency (latency = "lat"), the same of completion
+-- latency under clat_p50..., and slat_share, the part of the mean total
+-- latency spent in submission.
 function M.values(r, ddir)
   local v = {
     iops = M.metric(r, "iops", ddir), bw = M.metric(r, "bw", ddir),
-    p50 = M.metric(r, "p50", ddir), p99 = M.metric(r, "p99", ddir),
-    ["p99.9"] = M.metric(r, "p99.9", ddir), lat_mean = M.metric(r, "lat_mean", ddir),
     usr_cpu = r.usr_cpu, sys_cpu = r.sys_cpu,
     cpu_per_gbps = r.cpu and r.cpu.pct_per_gbps,
     errors = r.errors and r.errors.count or 0,
     stopped_by = r.stopped_by,
   }
+  local _, kind = M.hist(r, ddir, "lat")
+  v.latency = kind
+  for _, k in ipairs{"p50", "p99", "p99.9", "lat_mean"} do
+    v[k] = M.metric(r, k, ddir)
+    v["clat_" .. k] = M.metric(r, "clat_" .. k, ddir)
+  end
+  local s = M.hist(r, ddir, "slat")
+  if s and s:count() > 0 and v.lat_mean and v.lat_mean > 0 then
+    v.slat_share = s:mean() / v.lat_mean
+  end
   return v
+end
+
+-- The one line a report adds when submission took most of the latency
+-- (an engine that does the I/O inside submission, as on FUSE), else nil.
+function M.slat_note(share)
+  if share and share > 0.5 then
+    return string.format("note: slat is %.0f%% of lat (the I/O is done at submission): " ..
+                         "clat alone misses it", share * 100)
+  end
 end
 
 return M

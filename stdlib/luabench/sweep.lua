@@ -494,7 +494,9 @@ gain; p99 grew only when the lower end of the p99 ratio's interval is
 above p99_growth.  Without samples (or confidence = false) the measured
 values decide.  refine=true bisects the integer axis values between the
 knee and the next point (extra runs) to place it exactly.  A series that
-never degrades has no knee. ]]
+never degrades has no knee.
+The latency is total latency (fio's lat: submission and completion) unless
+latency names completion latency ("clat_p99"). ]]
 function M.knee(o)
   o = o or {}
   local conf = o.confidence
@@ -532,7 +534,8 @@ function M.knee(o)
     local grew
     if el then grew = el.lo > K.p99_growth ^ d else grew = growth > K.p99_growth ^ d end
     if grew and 1 + gain < growth then
-      return string.format("knee: %s grew %s %.2fx for %s more %s%s", step, K.latency, growth,
+      local kind, base = metrics.kind_of(K.latency)
+      return string.format("knee: %s grew %s %s %.2fx for %s more %s%s", step, kind, base, growth,
                            pct(gain), K.metric, el and " (" .. range(el) .. ")" or "")
     end
     return nil

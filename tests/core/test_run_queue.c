@@ -21,33 +21,59 @@ static unsigned bucket(unsigned depth)
     return b < 6 ? b : 6;
 }
 
-/* The iodepth_level counts fio's rules give for n I/Os: fill to depth,
- * committing every batch and before each reap; once full, reap k at a
- * time until no more than low are in flight (k = 0: after each I/O, one). */
+static unsigned batch_bucket(unsigned n)
+{
+    return n == 0 ? 0 : n <= 4 ? 1 : n > 64 ? 6 : 32 - (unsigned)__builtin_clz(n - 1) - 1;
+}
+
+/* What fio's rules give for n I/Os: iodepth_level (lv), iodepth_submit
+ * (sub) and iodepth_complete (com) counts.  Fill to depth, committing each
+ * time batch I/Os are queued since the last counted batch; a commit made
+ * because the queue is full (fio's getevents commits first) is not a batch:
+ * its I/Os count with the next one.  Once full, reap k at a time until no
+ * more than low are in flight (k = 0: after each I/O, one); at the end reap
+ * all in one call. */
 static void expected(unsigned depth, unsigned batch, unsigned k, unsigned low, uint64_t n,
-                     uint64_t lv[7])
+                     uint64_t lv[7], uint64_t sub[7], uint64_t com[7])
 {
     uint64_t sent = 0;
-    unsigned inflight = 0, queued = 0;
+    unsigned inflight = 0, queued = 0, unb = 0;
 
     memset(lv, 0, 7 * sizeof(*lv));
-    while (sent < n) {
+    memset(sub, 0, 7 * sizeof(*sub));
+    memset(com, 0, 7 * sizeof(*com));
+    if (k == 0) {                /* polling: one at a time */
+        lv[0] = sub[1] = com[1] = n;
+        return;
+    }
+    for (;;) {
         while (inflight + queued < depth && sent < n) {
             queued++;
             sent++;
-            if (queued == batch || k == 0)
-                break;
+            if (unb + queued >= batch) {
+                inflight += queued;
+                sub[batch_bucket(queued)]++;
+                lv[bucket(inflight)] += unb + queued;
+                unb = queued = 0;
+            }
         }
-        inflight += queued;
-        lv[bucket(inflight)] += queued;
-        queued = 0;
-        if (k == 0)
-            inflight--;
-        else if (inflight == depth)
-            do
-                inflight -= k < inflight ? k : inflight;
-            while (inflight > low);
+        if (queued) {
+            inflight += queued;
+            sub[batch_bucket(queued)]++;
+            unb += queued;
+            queued = 0;
+        }
+        if (inflight < depth)
+            break;
+        do {
+            unsigned r = k < inflight ? k : inflight;
+
+            inflight -= r;
+            com[batch_bucket(r)]++;
+        } while (inflight > low);
     }
+    if (inflight)
+        com[batch_bucket(inflight)]++;
 }
 
 static double little(const struct lb_stats *s)
@@ -63,7 +89,7 @@ static double check(struct lb_job *job, const char *label, unsigned depth, unsig
                     unsigned k, unsigned low)
 {
     struct lb_stats s;
-    uint64_t want[7];
+    uint64_t want[7], sub[7], com[7];
     double inflight;
 
     if (t_run_total(job, &s)) {
@@ -71,11 +97,18 @@ static double check(struct lb_job *job, const char *label, unsigned depth, unsig
         return -1;
     }
     CHECK(s.err.count == 0, "%s: %s", label, s.err.first_msg);
-    expected(depth, batch, k, low, s.dir[LB_READ].ios, want);
-    for (int i = 0; i < 7; i++)
+    expected(depth, batch, k, low, s.dir[LB_READ].ios, want, sub, com);
+    for (int i = 0; i < 7; i++) {
         CHECK(s.iodepth_level[i] == want[i], "%s: %llu I/Os submitted in depth bucket %d, "
                 "fio's rules give %llu", label, (unsigned long long)s.iodepth_level[i], i,
                 (unsigned long long)want[i]);
+        CHECK(s.iodepth_submit[i] == sub[i], "%s: %llu submissions in bucket %d, "
+                "fio's rules give %llu", label, (unsigned long long)s.iodepth_submit[i], i,
+                (unsigned long long)sub[i]);
+        CHECK(s.iodepth_complete[i] == com[i], "%s: %llu reaps in bucket %d, "
+                "fio's rules give %llu", label, (unsigned long long)s.iodepth_complete[i], i,
+                (unsigned long long)com[i]);
+    }
     inflight = little(&s);
     printf("%-44s %6llu I/Os, in flight %.2f\n", label,
            (unsigned long long)s.dir[LB_READ].ios, inflight);
@@ -132,6 +165,14 @@ static void check_null(void)
     check(&job, "null iodepth=32 iodepth_batch_complete_min=4", 32, 1, 4, 32);
     null_job(&job, "null_lat=1ms", "size=32m", "iodepth=32", "iodepth_batch_submit=0");
     check(&job, "null iodepth=32 iodepth_batch_submit=0", 32, 32, 1, 32);
+    t_job(&job, "name=q", "ioengine=null", "rw=read", "bs=4k", "null_lat=1ms", "size=4m",
+          "iodepth=8", "iodepth_batch_submit=4", "iodepth_batch_complete_min=3",
+          "iodepth_batch_complete_max=3", NULL);
+    check(&job, "null iodepth=8 batch_submit=4 complete=3", 8, 4, 3, 8);
+    t_job(&job, "name=q", "ioengine=null", "rw=read", "bs=4k", "null_lat=1ms", "size=4100k",
+          "iodepth=8", "iodepth_batch_submit=3", "iodepth_batch_complete_min=2",
+          "iodepth_low=3", NULL);
+    check(&job, "null iodepth=8 batch_submit=3 complete_min=2 low=3", 8, 3, 2, 3);
     null_job(&job, "null_lat=50us", "size=8m", "iodepth=32", "iodepth_batch_complete_min=0");
     n = check(&job, "null iodepth=32 iodepth_batch_complete_min=0", 32, 1, 0, 32);
     CHECK(n >= 0 && n <= 1.01, "polling: %.2f in flight, fio keeps 1", n);
@@ -176,6 +217,47 @@ static void file_job(struct lb_job *job, const char *engine, const char *file,
           NULL);
 }
 
+/* Every setting fio accepts runs to the end: 64 random reads and writes at
+ * iodepth 1, 4 and 32, each value of iodepth_batch_submit,
+ * _complete_min and _complete_max below, above and at the depth (0 too),
+ * with iodepth_low at its default and at 2. */
+static void check_grid(const char *engine, const char *file)
+{
+    static const char *const depth[] = {"1", "4", "32"}, *const v[] = {"0", "1", "3", "64"};
+    unsigned runs = 0;
+
+    for (unsigned d = 0; d < 3; d++)
+        for (unsigned b = 0; b < 4; b++)
+            for (unsigned lo = 0; lo < 4; lo++)
+                for (unsigned hi = 0; hi < 4; hi++) {
+                    char o[5][64], fop[600];
+                    struct lb_job job;
+                    struct lb_stats s;
+                    uint64_t ios;
+
+                    snprintf(fop, sizeof(fop), "filename=%s", file);
+                    snprintf(o[0], sizeof(o[0]), "ioengine=%s", engine);
+                    snprintf(o[1], sizeof(o[1]), "iodepth=%s", depth[d]);
+                    snprintf(o[2], sizeof(o[2]), "iodepth_batch_submit=%s", v[b]);
+                    snprintf(o[3], sizeof(o[3]), "iodepth_batch_complete_min=%s", v[lo]);
+                    snprintf(o[4], sizeof(o[4]), "iodepth_batch_complete_max=%s", v[hi]);
+                    t_job(&job, "name=g", o[0], o[1], o[2], o[3], o[4], "rw=randrw", "bs=4k",
+                          "size=256k", fop, (runs & 1) ? "iodepth_low=2" : "iodepth_low=0",
+                          NULL);
+                    runs++;
+                    if (t_run_total(&job, &s)) {
+                        CHECK(0, "%s %s %s %s %s: the run failed", engine, o[1], o[2], o[3], o[4]);
+                        continue;
+                    }
+                    ios = s.dir[LB_READ].ios + s.dir[LB_WRITE].ios;
+                    CHECK(s.err.count == 0 && ios == 64, "%s %s %s %s %s: %llu of 64 I/Os, %s",
+                          engine, o[1], o[2], o[3], o[4], (unsigned long long)ios,
+                          s.err.first_msg);
+                    lb_stats_release(&s);
+                }
+    printf("%-44s %6u settings ran\n", engine, runs);
+}
+
 static const char *file;   /* the file the engine runs read */
 
 static void file32(struct lb_job *job, const char *engine)
@@ -207,6 +289,7 @@ static int check_engine(const char *engine)
     file_job(&job, engine, file, "iodepth_batch_complete_min=0", NULL);
     snprintf(label, sizeof(label), "%s iodepth_batch_complete_min=0", engine);
     check(&job, label, 32, 1, 0, 32);
+    check_grid(engine, file);
     return 1;
 }
 

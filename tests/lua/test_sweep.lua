@@ -35,7 +35,15 @@ check(knee.finish(s, {axis = "numjobs"}) == s[3], "knee of a plateau")
 -- p99 tripling for 30% more bandwidth is past the knee too.
 local t = {pt(16, 1000, 1e6), pt(32, 1300, 3e6)}
 why = knee(t, {point = t[2], series = t, axis = "numjobs"})
-check(type(why) == "string" and why:find("grew p99 3.00x"), "latency reason: %s", tostring(why))
+check(type(why) == "string" and why:find("grew lat p99 3.00x"), "latency reason: %s", tostring(why))
+-- The knee follows total latency (lat) by default; latency = "clat_p99"
+-- follows completion latency, which here stays flat.
+t[1].values.clat_p99, t[2].values.clat_p99 = 1e5, 1e5
+why = sweep.knee{latency = "clat_p99"}(t, {point = t[2], series = t, axis = "numjobs"})
+check(why == false, "clat knee on flat clat: %s", tostring(why))
+t[2].values.clat_p99 = 4e5
+why = sweep.knee{latency = "clat_p99"}(t, {point = t[2], series = t, axis = "numjobs"})
+check(type(why) == "string" and why:find("grew clat p99 4.00x"), "clat reason: %s", tostring(why))
 
 -- Judged from the samples: a plateau whose noise makes 2 -> 4 look like a
 -- 7% gain is no gain at 95% confidence; the measured values alone say it is.

@@ -17,7 +17,7 @@ cd "$tmp" || fail "cd $tmp"
 # The default data directory: a temporary one under the current directory.
 out=$("$LUABENCH" --quiet "$S" files=3 file_size=1m runtime=0.3s numjobs_shared=1,2 \
       numjobs_independent=1,2,4 drop=files out="$tmp/r") || fail "scaleout exit $?"
-for w in "Shared-file mode" "Independent-file mode" "clat p99" "peak: numjobs=" "knee: numjobs=" \
+for w in "Shared-file mode" "Independent-file mode" "lat p99" "peak: numjobs=" "knee: numjobs=" \
          "headline: " "| 1W/1C |" "Gbps = bytes/s x 8 / 1e9"; do
   contains "$out" "$w" "scaleout stdout"
 done
@@ -43,7 +43,7 @@ for mode, njs in want.items():
     got = [p["numjobs"] for p in m["points"]]
     assert got == njs, (mode, got)
     for p in m["points"]:
-        for k in ("bw_bytes", "iops", "clat_p50_ns", "clat_p99_ns"):
+        for k in ("bw_bytes", "iops", "lat_p50_ns", "lat_p99_ns"):
             assert isinstance(p[k], (int, float)) and p[k] > 0, (mode, k, p)
     best = max(m["points"], key=lambda p: p["bw_bytes"])
     assert m["peak"] == best["numjobs"], (mode, m["peak"], best)
@@ -60,7 +60,7 @@ PY
 md=$(cat "$tmp/r.md")
 contains "$md" "| Topology | Shared-file peak (GiB/s / Gbps) | Independent-file peak (GiB/s / Gbps) |" "markdown peak table"
 grep -qE '^\| 1W/1C \| [0-9.]+ / [0-9.]+ \| [0-9.]+ / [0-9.]+ \|$' "$tmp/r.md" || fail "markdown peak row: $md"
-contains "$md" "| numjobs | threads | GiB/s | Gbps | IOPS | clat p50 | clat p99 |" "markdown sweep table"
+contains "$md" "| numjobs | threads | GiB/s | Gbps | IOPS | lat p50 | lat p99 |" "markdown sweep table"
 python3 -c 'import sys, xml.dom.minidom as m; d = m.parse(sys.argv[1]); assert d.documentElement.tagName == "svg"' \
   "$tmp/r.svg" || fail "SVG is not well-formed"
 

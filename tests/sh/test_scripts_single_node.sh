@@ -31,7 +31,7 @@ d = json.load(open(sys.argv[1]))
 pts = d["points"]
 assert len(pts) == 8, len(pts)   # 2 bs x 2 rw x 2 numjobs
 assert {(p["bs"], p["rw"], p["numjobs"]) for p in pts} == {(b, r, n) for b in ("256k", "4k") for r in ("read", "randread") for n in (1, 2)}
-assert all(p["iops"] > 0 and p["bw_bytes"] > 0 and p["clat_p99_ns"] > 0 for p in pts)
+assert all(p["iops"] > 0 and p["bw_bytes"] > 0 and p["lat_p99_ns"] > 0 and p["latency"] == "lat" for p in pts)
 PY
 fi
 

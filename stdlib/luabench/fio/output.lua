@@ -163,12 +163,16 @@ local function merge_dir(list, d)
   return m
 end
 
+-- The depth maps, merged weighted by each result's I/O count.
+local DEPTH_MAPS = {"iodepth_level", "iodepth_submit", "iodepth_complete"}
+
 -- group_reporting over results of different runs, merged here.
 function O.merge(list)
   local first = list[1]
   local m = {jobname = first.jobname, groupid = first.groupid, error = 0, _job = first._job,
              usr_cpu = 0, sys_cpu = 0, ctx = 0, majf = 0, minf = 0, job_runtime = 0,
-             iodepth_level = {}, _threads = 0, options = first.options}
+             iodepth_level = {}, iodepth_submit = {}, iodepth_complete = {}, _threads = 0,
+             options = first.options}
   local ios = 0
   for _, r in ipairs(list) do
     if m.error == 0 then m.error = r.error or 0 end
@@ -183,10 +187,14 @@ function O.merge(list)
     m._threads = m._threads + threads_of(r)
     local n = 0
     for _, d in ipairs(O.DDIRS) do n = n + (r[d].total_ios or 0) end
-    for k, v in pairs(r.iodepth_level or {}) do m.iodepth_level[k] = (m.iodepth_level[k] or 0) + v * n end
+    for _, map in ipairs(DEPTH_MAPS) do
+      for k, v in pairs(r[map] or {}) do m[map][k] = (m[map][k] or 0) + v * n end
+    end
     ios = ios + n
   end
-  for k, v in pairs(m.iodepth_level) do m.iodepth_level[k] = ios > 0 and v / ios or 0 end
+  for _, map in ipairs(DEPTH_MAPS) do
+    for k, v in pairs(m[map]) do m[map][k] = ios > 0 and v / ios or 0 end
+  end
   for _, d in ipairs(O.DDIRS) do m[d] = merge_dir(list, d) end
   return m
 end
@@ -374,8 +382,10 @@ function O.job_json(e, plus)
   end
   local lv = e.iodepth_level or {}
   o.iodepth_level = buckets_json({1, 2, 4, 8, 16, 32}, {lv["1"], lv["2"], lv["4"], lv["8"], lv["16"], lv["32"], lv[">=64"]}, ">=64")
-  o.iodepth_submit = buckets_json({0, 4, 8, 16, 32, 64}, {}, ">=64")
-  o.iodepth_complete = buckets_json({0, 4, 8, 16, 32, 64}, {}, ">=64")
+  for _, map in ipairs{"iodepth_submit", "iodepth_complete"} do
+    local m = e[map] or {}
+    o[map] = buckets_json({0, 4, 8, 16, 32, 64}, {m["0"], m["4"], m["8"], m["16"], m["32"], m["64"], m[">=64"]}, ">=64")
+  end
   local ns, us, ms = O.lat_buckets(e)
   o.latency_ns = buckets_json(O.LAT_NS, ns)
   o.latency_us = buckets_json(O.LAT_NS, us)

@@ -5,8 +5,8 @@
 -- in the unit fio would pick, the clat percentile block, bw/iops sample
 -- lines, latency buckets, cpu, IO depths and issued counts; then one "Run
 -- status group" paragraph per reporting group.  Numbers are shortened the
--- way fio does (4 significant digits, k/Ki prefixes).  fio's submit and
--- complete depth lines and its disk statistics have no counterpart here.
+-- way fio does (4 significant digits, k/Ki prefixes).  fio's disk
+-- statistics have no counterpart here.
 
 local O = require "luabench.fio.output"
 
@@ -152,6 +152,13 @@ local function entry_text(out, e, when)
     parts[#parts + 1] = string.format("%s=%3.1f%%", k, num(lv[k]))
   end
   out[#out + 1] = "  IO depths    : " .. table.concat(parts, ", ")
+  for _, m in ipairs{{"submit", e.iodepth_submit}, {"complete", e.iodepth_complete}} do
+    local map, items = m[2] or {}, {}
+    for _, k in ipairs{"0", "4", "8", "16", "32", "64", ">=64"} do
+      items[#items + 1] = string.format("%s=%3.1f%%", k, num(map[k]))
+    end
+    out[#out + 1] = string.format("     %-10s: %s", m[1], table.concat(items, ", "))
+  end
   local t, s = {}, {}
   for i, d in ipairs(O.DDIRS) do
     t[i], s[i] = int(e[d] and e[d].total_ios), int(e[d] and e[d].short_ios)

@@ -13,10 +13,10 @@ local M = {}
 local METRIC_COLS = {
   {key = "iops", title = "IOPS", unit = "1/s"},
   {key = "bw", title = "BW", unit = "B/s"},
-  {key = "p50", title = "clat p50", unit = "ns"},
-  {key = "p99", title = "clat p99", unit = "ns"},
-  {key = "p99.9", title = "clat p99.9", unit = "ns"},
-  {key = "lat_mean", title = "clat mean", unit = "ns"},
+  {key = "p50", title = "lat p50", unit = "ns"},
+  {key = "p99", title = "lat p99", unit = "ns"},
+  {key = "p99.9", title = "lat p99.9", unit = "ns"},
+  {key = "lat_mean", title = "lat mean", unit = "ns"},
   {key = "usr_cpu", title = "usr CPU", unit = "%"},
   {key = "sys_cpu", title = "sys CPU", unit = "%"},
   {key = "cpu_per_gbps", title = "CPU per GB/s", unit = "%"},
@@ -70,15 +70,31 @@ function M.check_kind(x, level)
   return k
 end
 
-local function copy_cols(cols)
+-- The metric columns; latency = "clat" puts completion latency in the
+-- latency columns (keys clat_p50..., titles "clat p50"...).
+local function copy_cols(cols, latency)
   local out = {}
-  for i, c in ipairs(cols) do out[i] = {key = c.key, title = c.title, unit = c.unit} end
+  for i, c in ipairs(cols) do
+    out[i] = {key = c.key, title = c.title, unit = c.unit}
+    if latency == "clat" and c.unit == "ns" then
+      out[i].key, out[i].title = "clat_" .. c.key, c.title:gsub("^lat", "clat")
+    end
+  end
   return out
+end
+
+-- Raises unless latency is nil, "lat" or "clat".
+function M.check_latency(latency, level)
+  if latency ~= nil and latency ~= "lat" and latency ~= "clat" then
+    error(string.format("report: latency must be 'lat' or 'clat', not '%s'", tostring(latency)),
+          (level or 1) + 1)
+  end
+  return latency or "lat"
 end
 
 local SPEC_COLS = {"rw", "bs", "numjobs", "iodepth", "ioengine"}
 
-local function results_table(list, ddir)
+local function results_table(list, ddir, latency)
   local cols = {{key = "name", title = "name", unit = ""}}
   local present = {}
   for _, r in ipairs(list) do
@@ -89,7 +105,7 @@ local function results_table(list, ddir)
   for _, k in ipairs(SPEC_COLS) do
     if present[k] then cols[#cols + 1] = {key = k, title = k, unit = ""} end
   end
-  for _, c in ipairs(copy_cols(METRIC_COLS)) do cols[#cols + 1] = c end
+  for _, c in ipairs(copy_cols(METRIC_COLS, latency)) do cols[#cols + 1] = c end
   local rows = {}
   for i, r in ipairs(list) do
     local row = metrics.values(r, ddir)
@@ -112,12 +128,12 @@ local function marks(sw, p)
   return table.concat(m, ",")
 end
 
-function M.sweep_table(sw, ddir)
+function M.sweep_table(sw, ddir, latency)
   local cols = {}
   for _, name in ipairs(sw.params or {}) do
     cols[#cols + 1] = {key = name, title = name, unit = ""}
   end
-  for _, c in ipairs(copy_cols(METRIC_COLS)) do cols[#cols + 1] = c end
+  for _, c in ipairs(copy_cols(METRIC_COLS, latency)) do cols[#cols + 1] = c end
   local repeated = false
   for _, p in ipairs(sw.points) do
     if p.repeats and #p.repeats > 1 then repeated = true end
@@ -157,18 +173,21 @@ function M.partial(x)
   return nil
 end
 
---[[ report.table(x [, opts]) -> {columns=, rows=, partial=reason|nil}.
+--[[ report.table(x [, opts]) -> {columns=, rows=, latency=, partial=reason|nil}.
 opts.ddir = "read" | "write" | "trim" restricts the metrics to one
-direction. ]]
+direction; opts.latency = "lat" (the default: total latency, as fio's lat)
+or "clat" (completion latency) is what the latency columns show. ]]
 function M.table(x, opts)
   opts = opts or {}
   local k = M.check_kind(x, 2)
+  local latency = M.check_latency(opts.latency, 2)
   if k == "table" then return x end
   local t
-  if k == "sweep" then t = M.sweep_table(x, opts.ddir)
-  elseif k == "result" then t = results_table({x}, opts.ddir)
+  if k == "sweep" then t = M.sweep_table(x, opts.ddir, latency)
+  elseif k == "result" then t = results_table({x}, opts.ddir, latency)
   elseif k == "rows" then t = rows_table(x)
-  else t = results_table(x, opts.ddir) end
+  else t = results_table(x, opts.ddir, latency) end
+  if k ~= "rows" then t.latency = latency end
   t.partial = M.partial(x)
   return t
 end

@@ -20,13 +20,20 @@ local function dir_text(name, d, unit)
   local lines = {string.format("  %s: IOPS=%s, BW=%s (%s)(%s/%s)", name, metrics.fmt_iops(d.iops),
     metrics.fmt_bw(d.bw_bytes, unit):gsub(" ", ""), metrics.fmt_bw(d.bw_bytes, other):gsub(" ", ""),
     metrics.fmt_bytes(d.io_bytes or 0), metrics.fmt_s(secs))}
-  local c = d.clat_ns
-  if c and c.N and c.N > 0 then
-    local pc = c.percentile or {}
-    lines[#lines + 1] = string.format(
-      "    clat: min=%s, avg=%s, p50=%s, p99=%s, p99.9=%s, max=%s",
-      metrics.fmt_ns(c.min), metrics.fmt_ns(c.mean), metrics.fmt_ns(pc[50]), metrics.fmt_ns(pc[99]),
-      metrics.fmt_ns(pc[99.9]), metrics.fmt_ns(c.max))
+  for _, k in ipairs{"slat", "clat", "lat"} do
+    local c = d[k .. "_ns"]
+    if c and c.N and c.N > 0 then
+      local pc = c.percentile or {}
+      lines[#lines + 1] = string.format(
+        "    %4s: min=%s, avg=%s, p50=%s, p99=%s, p99.9=%s, max=%s", k,
+        metrics.fmt_ns(c.min), metrics.fmt_ns(c.mean), metrics.fmt_ns(pc[50]), metrics.fmt_ns(pc[99]),
+        metrics.fmt_ns(pc[99.9]), metrics.fmt_ns(c.max))
+    end
+  end
+  local sl, l = d.slat_ns, d.lat_ns
+  if sl and l and (sl.N or 0) > 0 and (l.mean or 0) > 0 then
+    lines[#lines + 1] = metrics.slat_note(sl.mean / l.mean) and
+                        ("    " .. metrics.slat_note(sl.mean / l.mean)) or nil
   end
   return table.concat(lines, "\n")
 end
@@ -100,7 +107,10 @@ function M.text_table(t, opts)
 end
 
 local function sweep_text(sw, opts)
-  local out = {M.text_table(tbl.table(sw, opts), opts)}
+  local latency = tbl.check_latency(opts.latency, 3)
+  local t = tbl.sweep_table(sw, opts.ddir, latency)
+  t.partial = tbl.partial(sw)
+  local out = {M.text_table(t, opts)}
   local function label(p) return p and p.label or "none found" end
   local series = sw.series or {}
   if sw.finds_knee and #series > 1 then
@@ -112,18 +122,28 @@ local function sweep_text(sw, opts)
   end
   if sw.peak then out[#out + 1] = "peak: " .. label(sw.peak) end
   if sw.stopped_by then out[#out + 1] = "stopped by: " .. sw.stopped_by end
+  local share = 0
+  for _, p in ipairs(sw.points or {}) do
+    share = math.max(share, p.values and p.values.slat_share or 0)
+  end
+  out[#out + 1] = metrics.slat_note(share)
   return table.concat(out, "\n")
 end
 
 --[[ report.text(x [, opts]): a readable summary.  A result prints like
-fio's (IOPS, BW in two units, clat percentiles, CPU, errors); a sweep or a
-list of results prints as a table. ]]
+fio's (IOPS, BW in two units, slat, clat and lat lines, CPU, errors); a
+sweep or a list of results prints as a table whose latency columns show
+opts.latency ("lat" by default, or "clat"), named in their titles. ]]
 function M.text(x, opts)
   opts = opts or {}
   local k = tbl.check_kind(x, 2)
   if k == "result" then return result_text(x, opts) end
   if k == "sweep" then return sweep_text(x, opts) end
-  return M.text_table(tbl.table(x, opts), opts)
+  local t = tbl.table(x, opts)
+  local share = 0
+  for _, r in ipairs(t.rows) do share = math.max(share, tonumber(r.slat_share) or 0) end
+  local note = metrics.slat_note(share)
+  return M.text_table(t, opts) .. (note and "\n" .. note or "")
 end
 
 -- ---------------------------------------------------------------- markdown
