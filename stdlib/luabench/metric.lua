@@ -132,7 +132,7 @@ local function parts(t, ddir)
 end
 
 local function has_ios(part)
-  local h = part.clat_hist
+  local h = rawget(part, "clat_hist")
   return h ~= nil and h:count() > 0
 end
 
@@ -143,10 +143,10 @@ function M.hist(t, ddir, kind)
   kind = kind or "lat"
   local with, key = {}, kind .. "_hist"
   for _, p in ipairs(parts(t, ddir)) do
-    if has_ios(p) and p[key] == nil and kind == "lat" then key = "clat_hist"; kind = "clat" end
+    if has_ios(p) and rawget(p, key) == nil and kind == "lat" then key = "clat_hist"; kind = "clat" end
   end
   for _, p in ipairs(parts(t, ddir)) do
-    if has_ios(p) and p[key] then with[#with + 1] = p[key] end
+    if has_ios(p) and rawget(p, key) then with[#with + 1] = rawget(p, key) end
   end
   if #with <= 1 then return with[1], kind end
   local h = lb.hist()
