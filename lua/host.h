@@ -12,6 +12,7 @@
 /* Process-wide settings from the command line. */
 struct lb_host {
     int quiet;             /* -q: no progress line, no notes */
+    int no_notes;          /* fio's front end without --verbose: no notes */
     int readonly;          /* --readonly: open nothing for writing */
     int allow_overwrite;   /* --allow-overwrite: write into files not ours */
     volatile int signal;   /* the interrupting signal received, else 0 */

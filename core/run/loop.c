@@ -228,8 +228,12 @@ static int __attribute__((noinline)) complete_slow(struct lb_worker *w, struct l
 
     if (w->of)
         lb_of_done(w, io);
-    if (w->trace)
+    if (w->trace) {
+        io->t_done = t;
+        if (sync)
+            io->t_issue = 0;
         w->trace(w->trace_arg, w->job_index, w->clone, io);
+    }
     if (d >= LB_DDIR_N) {
         w->st.fsyncs++;
         return io->result < 0 ? io_failed(w, io) : 0;

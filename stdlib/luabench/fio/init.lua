@@ -90,6 +90,7 @@ end
 
 local USAGE = [[
 usage: luabench fio [options] [JOBFILE...]
+       luabench-fio [options] [JOBFILE...]
        luabench --fio JOBFILE... [options]
 
 fio's command line, run by luabench.  Job options are fio's
@@ -107,16 +108,20 @@ Single or double dashes: -rw=read and --rw=read are the same.
   --readonly                open no file for writing
   --allow-overwrite         allow writing into files luabench did not create
   --group_reporting         report each group as a whole
+  --inflate-log=FILE        write the log FILE (log_store_compressed=1) inflated
+  --verbose                 luabench's own notes on stderr (ignored options...)
   --version, --help
-Accepted and ignored: --eta, --eta-newline, --eta-interval, --latency-log,
---bandwidth-log, --terse-version=3.
+Accepted and ignored (they tune fio itself): --max-jobs=N, --debug=LIST,
+--eta, --eta-newline, --eta-interval, --latency-log, --bandwidth-log,
+--terse-version=3.
 ]]
 
 local FORMATS = {normal = true, json = true, ["json+"] = true, terse = true}
 local NOTED = {eta = true, ["eta-newline"] = true, ["eta-interval"] = true,
                ["latency-log"] = true, ["bandwidth-log"] = true}
 local TAKES_VALUE = {output = true, ["output-format"] = true, section = true,
-                     ["terse-version"] = true, eta = true, ["eta-interval"] = true}
+                     ["terse-version"] = true, eta = true, ["eta-interval"] = true,
+                     ["max-jobs"] = true, ["inflate-log"] = true}
 
 local function usage_error(msg) error("luabench fio: " .. msg, 0) end
 
@@ -145,6 +150,17 @@ local function cli_option(cfg, key, val, argv, i)
   elseif k == "parse-only" then cfg.parse_only = true
   elseif k == "readonly" then cfg.readonly = true
   elseif k == "allow-overwrite" then cfg.allow_overwrite = true
+  elseif k == "max-jobs" then
+    local n = tonumber(val)
+    if not n or n < 1 or n ~= math.floor(n) then
+      usage_error("bad value '" .. val .. "' for '--max-jobs' (a positive count)")
+    end
+    P.note("'--max-jobs' sizes fio's own tables: ignored")
+  elseif k == "debug" then
+    -- fio's debug masks trace fio's internals; fio itself goes on after an unknown one
+    P.note("'--debug" .. (val and ("=" .. val) or "") .. "' traces fio's internals: ignored")
+  elseif k == "verbose" then cfg.verbose = true
+  elseif k == "inflate-log" then cfg.inflate_log = val; cfg.exit = 0
   elseif k == "version" then cfg.exit = 0; io.write(O.version(), "\n")
   elseif k == "help" or k == "h" then cfg.exit = 0; io.write(USAGE)
   elseif NOTED[k] then P.note("'--" .. key .. "' is accepted and ignored")
@@ -275,6 +291,12 @@ function M.main(argv)
   end
   local ok, cfg = pcall(M.cli, argv)
   if not ok then return bad(cfg) end
+  if cfg.inflate_log then
+    local text, err = lb.inflate(cfg.inflate_log)
+    if not text then io.stderr:write("luabench fio: --inflate-log: ", err, "\n"); return 1 end
+    io.write(text)
+    return 0
+  end
   if cfg.exit then return cfg.exit end
   if cfg.output then                    -- refuse before running, not after
     local dir = cfg.output:match("^(.*)/[^/]*$") or "."

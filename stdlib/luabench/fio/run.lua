@@ -125,19 +125,25 @@ function R.split(jobs)
   return groups
 end
 
--- The group's spec: one job as is, several as {jobs = {...}}.
-function R.group_spec(group, tab)
-  local specs, rules = {}, {}
+-- The group's spec: one job as is, several as {jobs = {...}}; thread:
+-- fio's thread number of the group's first clone (log file names).
+function R.group_spec(group, tab, thread)
+  local specs, rules, io_log = {}, {}, {}
+  local logs = require "luabench.fio.logs"
+  thread = thread or 1
   for i, job in ipairs(group) do
     specs[i] = R.spec(job, tab)
     rules[#rules + 1] = R.stop_rule(job)
+    for _, e in ipairs(logs.io_logs(job, i, thread)) do io_log[#io_log + 1] = e end
+    thread = thread + (tonumber(job.numjobs) or 1)
   end
   if #rules > 0 and #group > 1 then
     P.note("[" .. group[1]._section .. "] steady-state rules of a group judge the whole group")
   end
   local spec = #specs == 1 and specs[1] or {jobs = specs}
   spec.stop = group_stop(rules)
-  return spec
+  if #io_log > 0 then spec._io_log = io_log end
+  return spec, thread
 end
 
 -- Refuses a job the core would refuse, before anything runs, with the
@@ -190,8 +196,8 @@ function R.run(jobs, opts)
   opts = opts or {}
   local tab = opts.tab or P.option_table()
   local groups = R.split(jobs)
-  local specs = {}
-  for g, group in ipairs(groups) do specs[g] = R.group_spec(group, tab) end
+  local specs, thread = {}, 1
+  for g, group in ipairs(groups) do specs[g], thread = R.group_spec(group, tab, thread) end
   if not opts.checked then R.check_all(jobs, tab) end
   local results = {global_options = jobs.global_options, global_order = jobs.global_order}
   local logs = require "luabench.fio.logs"

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Description: the fio-compatible entry point and fio's per-I/O logs.
+# luabench-fio (the binary started by that name) is `luabench fio`; it
+# takes fio's --max-jobs and --debug (they tune fio: ignored) and keeps
+# stderr empty on a successful run, luabench's notes appearing only with
+# --verbose.  Without log_avg_msec the bw/iops/lat/clat logs hold one line
+# per I/O ("time, value, ddir, bs[, offset], prio"), named by thread
+# (per_job_logs=0: one file), with the offsets log_offset asks for;
+# log_store_compressed writes fio's .fz, which --inflate-log reads back
+# (and fio reads ours, we read fio's, when fio is installed).
+. "$(dirname "$0")/lib.sh"
+
+lbfio="$(dirname "$LUABENCH")/luabench-fio"
+[ -x "$lbfio" ] || fail "no luabench-fio beside $LUABENCH"
+d=$(lb_tmpdir)
+cd "$d" || fail "cd $d"
+
+[ "$("$lbfio" --version)" = "$("$LUABENCH" fio --version)" ] || fail "luabench-fio --version differs"
+
+# --- quiet stderr, notes with --verbose -----------------------------------------------------
+one=(--name=q --ioengine=null --size=1M --bs=4k --rw=read --thread=1 --output-format=json --output=q.json)
+"$lbfio" --max-jobs=16 --debug=io,file "${one[@]}" 2>err.txt || fail "luabench-fio run: exit $?: $(cat err.txt)"
+[ ! -s err.txt ] || fail "stderr of a successful run: $(cat err.txt)"
+[ "$(jget q.json 'j.jobs[1].read.total_ios')" = 256 ] || fail "luabench-fio: not 256 reads"
+"$LUABENCH" fio "${one[@]}" --max-jobs=4 --verbose 2>err.txt || fail "--verbose run: exit $?"
+contains "$(cat err.txt)" "'thread' only tunes fio's internals: ignored" "--verbose note"
+contains "$(cat err.txt)" "'--max-jobs' sizes fio's own tables: ignored" "--verbose note"
+expect_exit 2 "bad value '0' for '--max-jobs'" "$lbfio" --max-jobs=0 "${one[@]}"
+
+# --- one line per I/O ------------------------------------------------------------------------
+"$lbfio" --name=w --ioengine=null --filesize=1M --bs=128k --rw=write --write_bw_log=t \
+  --write_iops_log=t --write_lat_log=t --per_job_logs=0 --log_offset=1 2>err.txt >/dev/null ||
+  fail "per-I/O logs: exit $?: $(cat err.txt)"
+[ ! -s err.txt ] || fail "per-I/O logs: stderr: $(cat err.txt)"
+for k in bw iops lat clat; do
+  [ -f "t_$k.log" ] || fail "no t_$k.log: $(ls)"
+  [ "$(wc -l < "t_$k.log")" = 8 ] || fail "t_$k.log: not 8 lines: $(cat "t_$k.log")"
+  awk -F', ' -v k="$k" 'NF != 6 || $3 != 1 || $4 != 131072 || $5 != (NR - 1) * 131072 || $6 != 0 ||
+      (k == "iops" && $2 != 1) { print "line " NR ": " $0; exit 1 }' "t_$k.log" ||
+    fail "t_$k.log: columns: $(cat "t_$k.log")"
+done
+[ ! -s t_slat.log ] || fail "a sync engine's slat log is not empty: $(cat t_slat.log)"
+# bw is bs * 10^6 / clat: lines agree with the clat log
+paste -d, t_bw.log t_clat.log | awk -F', *' '$2 != int(131072 * 1000000 / $8) { exit 1 }' ||
+  fail "bw is not bs*10^6/clat: $(paste t_bw.log t_clat.log | head -3)"
+
+# numbered by thread; no offset column without log_offset; async: slat lines
+"$lbfio" --name=a --ioengine=null --size=256k --bs=64k --rw=randread --numjobs=2 --iodepth=4 \
+  --write_lat_log=n --name=b --ioengine=null --size=128k --bs=64k --rw=read \
+  --write_iops_log=n >/dev/null 2>err.txt || fail "numbered logs: exit $?: $(cat err.txt)"
+for f in n_lat.1.log n_lat.2.log n_slat.1.log n_clat.2.log n_iops.3.log; do
+  [ -f "$f" ] || fail "no $f: $(ls)"
+done
+[ "$(wc -l < n_lat.1.log)" = 4 ] && [ "$(wc -l < n_slat.2.log)" = 4 ] &&
+  [ "$(wc -l < n_iops.3.log)" = 2 ] || fail "numbered logs: line counts $(wc -l n_*.log)"
+awk -F', ' 'NF != 5 { exit 1 }' n_lat.1.log n_iops.3.log || fail "5 columns expected: $(cat n_lat.1.log)"
+
+# --- compressed logs, --inflate-log -------------------------------------------------------------
+"$lbfio" --name=z --ioengine=null --filesize=1M --bs=128k --rw=write --write_bw_log=z \
+  --per_job_logs=0 --log_offset=1 --log_compression=10K --log_store_compressed=1 >/dev/null 2>err.txt ||
+  fail "compressed log: exit $?: $(cat err.txt)"
+[ -f z_bw.log.fz ] && [ ! -e z_bw.log ] || fail "compressed log: files $(ls z_*)"
+"$lbfio" --inflate-log=z_bw.log.fz > z.txt 2>err.txt || fail "--inflate-log: exit $?: $(cat err.txt)"
+[ "$(wc -l < z.txt)" = 8 ] && [ "$(sed -n 8p z.txt | cut -d, -f5)" = " 917504" ] ||
+  fail "--inflate-log: $(cat z.txt)"
+expect_exit 1 "--inflate-log: nothing.fz" "$lbfio" --inflate-log=nothing.fz
+cp z.txt plain.fz
+expect_exit 1 "not a compressed fio log" "$lbfio" --inflate-log=plain.fz
+if command -v fio >/dev/null; then
+  cmp <(fio --inflate-log=z_bw.log.fz) z.txt || fail "fio reads our .fz otherwise"
+  mkdir f && (cd f && fio --name=z --ioengine=null --filesize=1M --bs=128k --rw=write \
+    --write_bw_log=z --per_job_logs=0 --log_offset=1 --log_store_compressed=1 >/dev/null) ||
+    fail "fio's compressed log"
+  cmp <(fio --inflate-log=f/z_bw.log.fz) <("$lbfio" --inflate-log=f/z_bw.log.fz) ||
+    fail "we read fio's .fz otherwise"
+fi
+pass
