@@ -7,7 +7,10 @@
 # per I/O ("time, value, ddir, bs[, offset], prio"), named by thread
 # (per_job_logs=0: one file), with the offsets log_offset asks for;
 # log_store_compressed writes fio's .fz, which --inflate-log reads back
-# (and fio reads ours, we read fio's, when fio is installed).
+# (and fio reads ours, we read fio's, when fio is installed).  JSON has
+# percentiles where clat/lat/slat_percentiles ask (fio's defaults);
+# --debug=parse prints the steady-state limit as fio; ss=iops:N is an
+# absolute limit.
 . "$(dirname "$0")/lib.sh"
 
 lbfio="$(dirname "$LUABENCH")/luabench-fio"
@@ -74,4 +77,25 @@ if command -v fio >/dev/null; then
   cmp <(fio --inflate-log=f/z_bw.log.fz) <("$lbfio" --inflate-log=f/z_bw.log.fz) ||
     fail "we read fio's .fz otherwise"
 fi
+# --- clat/lat/slat_percentiles, --debug=parse, absolute steady-state limits -----------------------
+pj() { python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['jobs'][0]['read']; print(' '.join(k for k in ('slat_ns','clat_ns','lat_ns') if 'percentile' in r[k]))" "$1"; }
+p=(--name=p --ioengine=null --size=1M --bs=4k --output-format=json --output=p.json)
+"$lbfio" "${p[@]}" 2>err.txt || fail "percentiles: exit $?"
+[ "$(pj p.json)" = clat_ns ] || fail "by default only clat has percentiles (as fio): $(pj p.json)"
+"$lbfio" "${p[@]}" --clat_percentiles=0 2>err.txt || fail "clat_percentiles=0: exit $?"
+[ -z "$(pj p.json)" ] || fail "clat_percentiles=0: percentiles in $(pj p.json)"
+"$lbfio" "${p[@]}" --lat_percentiles=1 --output-format=json+ 2>err.txt || fail "lat_percentiles=1: exit $?"
+[ "$(pj p.json)" = "clat_ns lat_ns" ] || fail "lat_percentiles=1: $(pj p.json)"
+out=$("$lbfio" --parse-only --debug=parse --ss_dur=10s --ss=iops:10 --ss_ramp=5) || fail "--debug=parse: exit $?"
+contains "$out" "set steady state IOPS threshold to 10.000000" "--debug=parse"
+out=$("$lbfio" --parse-only --debug=parse --ss_dur=10s --ss=bw_slope:.1%) || fail "--debug=parse: exit $?"
+contains "$out" "set steady state threshold to 0.100000%" "--debug=parse"
+ss=(--name=s --ioengine=null --size=1G --rw=read --time_based --runtime=4 --ss_dur=2
+    --output-format=json --output=s.json)
+"$lbfio" "${ss[@]}" --ss=iops:1000000000 2>err.txt || fail "ss=iops:N: exit $?: $(cat err.txt)"
+rt=$(jget s.json 'j.jobs[1].read.runtime')
+[ "$rt" -lt 3500 ] || fail "an absolute limit every window meets stops the job: runtime $rt"
+"$lbfio" "${ss[@]}" --ss=iops:10 2>err.txt || fail "ss=iops:10: exit $?: $(cat err.txt)"
+rt=$(jget s.json 'j.jobs[1].read.runtime')
+[ "$rt" -ge 3900 ] || fail "an absolute limit no window meets does not stop the job: runtime $rt"
 pass

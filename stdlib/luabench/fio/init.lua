@@ -48,7 +48,7 @@ local function spec_lines(job, tab, ind)
   local out = {ind .. table.concat(parts, ", ")}
   if job.ss and job.ss ~= "" and job.ss_dur then
     local a, args = R.steady_args(job), {}
-    for _, k in ipairs{"metric", "deviation", "slope", "window", "ramp"} do
+    for _, k in ipairs{"metric", "deviation", "slope", "absolute", "window", "ramp"} do
       if a[k] then args[#args + 1] = k .. " = " .. (type(a[k]) == "string" and string.format("%q", a[k]) or tostring(a[k])) end
     end
     out[#out + 1] = ind .. 'stop = require("luabench.stop").steady{' .. table.concat(args, ", ") .. "}"
@@ -157,8 +157,13 @@ local function cli_option(cfg, key, val, argv, i)
     end
     P.note("'--max-jobs' sizes fio's own tables: ignored")
   elseif k == "debug" then
-    -- fio's debug masks trace fio's internals; fio itself goes on after an unknown one
-    P.note("'--debug" .. (val and ("=" .. val) or "") .. "' traces fio's internals: ignored")
+    -- fio's debug masks trace fio's internals; of "parse" luabench keeps
+    -- what it makes of a value (the steady-state limit), on stdout as fio
+    for m in (val or ""):gmatch("[^,]+") do
+      if m == "parse" or m == "all" then cfg.debug_parse = true end
+    end
+    P.note("'--debug" .. (val and ("=" .. val) or "") .. "' traces fio's internals: ignored" ..
+           (cfg.debug_parse and " (but for the values parsed)" or ""))
   elseif k == "verbose" then cfg.verbose = true
   elseif k == "inflate-log" then cfg.inflate_log = val; cfg.exit = 0
   elseif k == "version" then cfg.exit = 0; io.write(O.version(), "\n")
@@ -246,6 +251,7 @@ function M.cli_jobs(cfg)
     if cfg.readonly then j.readonly = "1" end
     if cfg.allow_overwrite then j.allow_overwrite = "1" end
   end
+  if #jobs == 0 and cfg.parse_only then return jobs end   -- fio: options alone parse
   if #jobs == 0 then usage_error("no job given (see luabench fio --help)") end
   P.check_wait_for(jobs)
   return P.groups(jobs)
@@ -309,6 +315,15 @@ function M.main(argv)
   local jobs
   ok, jobs = pcall(M.cli_jobs, cfg)
   if not ok then return bad(jobs) end
+  if cfg.debug_parse then
+    local list = #jobs > 0 and jobs or {cfg.global}
+    for _, j in ipairs(list) do
+      if j.ss and j.ss ~= "" then
+        local aok, a = pcall(R.steady_args, j)
+        if aok then io.write("parse    ", a.parsed, "\n") end
+      end
+    end
+  end
   if cfg.showcmd then io.write(M.showcmd(jobs, cfg.ctx.tab)); return 0 end
   local cok, cerr = pcall(R.check_all, jobs, cfg.ctx.tab)
   if not cok then return bad(cerr) end

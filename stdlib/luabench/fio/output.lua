@@ -288,10 +288,11 @@ function O.percentile_list(e)
   return l
 end
 
-local function lat_json(t, h, pcts, bins)
+-- want: the job's *_percentiles asks for percentiles (json+: and bins).
+local function lat_json(t, h, pcts, want, bins)
   local o = O.obj{"min", int(t.min), "max", int(t.max), "mean", num(t.mean),
                   "stddev", num(t.stddev), "N", int(t.N)}
-  if int(t.N) > 0 then
+  if want and int(t.N) > 0 then
     local src = t.percentile or {}
     if pcts and h then src = O.lat_summary(h, pcts).percentile end
     local p = O.obj()
@@ -314,9 +315,11 @@ local function dir_json(x, e, plus)
                   "runtime", int(x.runtime), "total_ios", int(x.total_ios),
                   "short_ios", int(x.short_ios), "drop_ios", int(x.drop_ios)}
   local job, pcts = e._job or {}, O.percentile_list(e)
-  o.slat_ns = lat_json(x.slat_ns or {}, x.slat_hist, pcts, plus and P.truthy(job.slat_percentiles))
-  o.clat_ns = lat_json(x.clat_ns or {}, x.clat_hist, pcts, plus)
-  o.lat_ns = lat_json(x.lat_ns or {}, x.lat_hist, pcts, plus and P.truthy(job.lat_percentiles))
+  -- fio: clat percentiles unless clat_percentiles=0, slat and lat only when asked
+  local clat = job.clat_percentiles == nil or P.truthy(job.clat_percentiles)
+  o.slat_ns = lat_json(x.slat_ns or {}, x.slat_hist, pcts, P.truthy(job.slat_percentiles), plus)
+  o.clat_ns = lat_json(x.clat_ns or {}, x.clat_hist, pcts, clat, plus)
+  o.lat_ns = lat_json(x.lat_ns or {}, x.lat_hist, pcts, P.truthy(job.lat_percentiles), plus)
   local rest = {"bw_min", int(x.bw_min), "bw_max", int(x.bw_max), "bw_agg", num(x.bw_agg),
                 "bw_mean", num(x.bw_mean), "bw_dev", num(x.bw_dev), "bw_samples", int(x.bw_samples),
                 "iops_min", int(x.iops_min), "iops_max", int(x.iops_max),

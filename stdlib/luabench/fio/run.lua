@@ -23,7 +23,10 @@ local function where(job)
   return {file = job._file, line = job._line, section = job._section}
 end
 
--- fio's ss=iops:10% / bw_slope:1% -> arguments of stop.steady.
+-- fio's ss=iops:10% / bw_slope:1% -> arguments of stop.steady; an
+-- absolute limit (ss=iops:10, bw_slope:12: IOPS, bytes/s, per second for
+-- a slope) sets absolute.  What fio's --debug=parse says of the limit is
+-- in a.parsed.
 function R.steady_args(job)
   local crit, limit = job.ss:lower():match("^%s*([%a_]+)%s*:%s*([%d%.]+%%?)%s*$")
   local metric = crit and crit:gsub("_slope$", "")
@@ -31,12 +34,18 @@ function R.steady_args(job)
     P.fail(where(job), "bad value '" .. job.ss .. "' for 'ss' (iops, iops_slope, bw or bw_slope, ':' and a limit)")
   end
   local slope = crit:find("_slope$") ~= nil
-  if not limit:find("%%$") then
-    P.fail(where(job), "'ss=" .. job.ss .. "': give the limit as a percentage of the mean, e.g. " .. crit .. ":1%")
-  end
-  local frac = tonumber(limit:sub(1, -2)) / 100
   local a = {metric = metric}
-  if slope then a.slope = frac else a.deviation = frac end
+  if not limit:find("%%$") then
+    local n = tonumber(limit)
+    a.parsed = metric == "iops" and string.format("set steady state IOPS threshold to %f", n)
+               or string.format("set steady state BW threshold to %d", math.floor(n))
+    a.absolute = true
+    if slope then a.slope = n else a.deviation = n end
+  else
+    local frac = tonumber(limit:sub(1, -2)) / 100
+    a.parsed = string.format("set steady state threshold to %f%%", frac * 100)
+    if slope then a.slope = frac else a.deviation = frac end
+  end
   if job.ss_dur then a.window = R.seconds(job.ss_dur, "ss_dur") end
   if job.ss_ramp then a.ramp = R.seconds(job.ss_ramp, "ss_ramp") end
   return a
