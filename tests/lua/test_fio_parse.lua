@@ -29,7 +29,7 @@ local function load(name, opts) return fio.load(T .. name, opts) end
 
 -- fio's examples ----------------------------------------------------------
 
-local EXAMPLES = "../shared/fio-examples"
+local EXAMPLES = os.getenv("LB_FIO_EXAMPLES") or "../shared/fio-examples"
 local expected = {
   ["backwards-read.fio"] = {jobs = 1, rw = "read:-8k"},
   ["fio-rand-RW.fio"] = {jobs = 1, rw = "randrw", name = "file1"},
@@ -77,7 +77,8 @@ if f then
     eq(rw[1].rwmixread, "60", "rwmixread kept")
   end
 else
-  io.stderr:write("note: ", EXAMPLES, " is absent: fio's examples not checked\n")
+  io.stderr:write("note: ", EXAMPLES, " is absent: fio's examples not checked (fetch fio's ",
+                  "source and set LB_FIO_EXAMPLES to its examples/ directory)\n")
 end
 
 -- includes ----------------------------------------------------------------
