@@ -423,16 +423,21 @@ end
 local function us(v) return (tonumber(v) or 0) / 1000 end
 local function us_int(v) return math.floor(us(v)) end
 
-local function terse_dir(x, f)
+-- job: the fio job (its lat_percentiles / clat_percentiles choose the
+-- percentiles written, total latency's first, as fio).
+local function terse_dir(x, f, job)
   local function add(fmt, v) f[#f + 1] = string.format(fmt, v) end
+  local pfrom = P.truthy(job.lat_percentiles) and "lat_ns" or
+                ((job.clat_percentiles == nil or P.truthy(job.clat_percentiles)) and "clat_ns")
   add("%d", int(x.io_kbytes)); add("%d", int(x.bw)); add("%d", int(x.iops)); add("%d", int(x.runtime))
   for _, k in ipairs{"slat_ns", "clat_ns"} do
     local t = x[k] or {}
     add("%d", us_int(t.min)); add("%d", us_int(t.max)); add("%f", us(t.mean)); add("%f", us(t.stddev))
     if k == "clat_ns" then
-      local p = t.percentile or {}
-      for _, q in ipairs(O.PCTS) do add("%s", string.format("%f%%=%d", q, us_int(p[q]))) end
-      for _ = #O.PCTS + 1, 20 do add("%s", "0%=0") end
+      local p = pfrom and (x[pfrom] or {}).percentile
+      local n = p and #O.PCTS or 0
+      for i = 1, n do add("%s", string.format("%f%%=%d", O.PCTS[i], us_int(p[O.PCTS[i]]))) end
+      for _ = n + 1, 20 do add("%s", "0%=0") end
     end
   end
   local t = x.lat_ns or {}
@@ -443,8 +448,8 @@ end
 
 function O.terse_line(e)
   local f = {"3", version(), tostring(e.jobname or "job"), tostring(int(e.groupid)), tostring(int(e.error))}
-  terse_dir(e.read or {}, f)
-  terse_dir(e.write or {}, f)
+  terse_dir(e.read or {}, f, e._job or {})
+  terse_dir(e.write or {}, f, e._job or {})
   f[#f + 1] = string.format("%f%%", num(e.usr_cpu))
   f[#f + 1] = string.format("%f%%", num(e.sys_cpu))
   for _, k in ipairs{"ctx", "majf", "minf"} do f[#f + 1] = tostring(int(e[k])) end
