@@ -296,7 +296,9 @@ static int l_run(lua_State *L)
     rc = lb_run_prepare(g->run);
     if (rc < 0)
         return run_failed(L, g->run, rc);
-    if (lb_run_note(g->run) && !lb_host.quiet && !lb_host.no_notes)
+    /* also in fio's front end without --verbose: where it is given (too
+     * many files for the descriptor limit) fio itself would complain */
+    if (lb_run_note(g->run) && !lb_host.quiet)
         fprintf(stderr, "luabench: note: %s\n", lb_run_note(g->run));
     g->started = 1;
     lb_mpi_barrier();                 /* every rank starts the timed phase together */

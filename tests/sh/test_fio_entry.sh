@@ -10,7 +10,7 @@
 # (and fio reads ours, we read fio's, when fio is installed).  JSON has
 # percentiles where clat/lat/slat_percentiles ask (fio's defaults);
 # --debug=parse prints the steady-state limit as fio; ss=iops:N is an
-# absolute limit.
+# absolute limit, and the JSON has fio's steadystate object.
 . "$(dirname "$0")/lib.sh"
 
 lbfio="$(dirname "$LUABENCH")/luabench-fio"
@@ -95,7 +95,12 @@ ss=(--name=s --ioengine=null --size=1G --rw=read --time_based --runtime=4 --ss_d
 "$lbfio" "${ss[@]}" --ss=iops:1000000000 2>err.txt || fail "ss=iops:N: exit $?: $(cat err.txt)"
 rt=$(jget s.json 'j.jobs[1].read.runtime')
 [ "$rt" -lt 3500 ] || fail "an absolute limit every window meets stops the job: runtime $rt"
+[ "$(jget s.json 'j.jobs[1].steadystate.attained')" = 1 ] &&
+  [ "$(jget s.json 'j.jobs[1].steadystate.ss')" = "iops:1000000000.000000" ] &&
+  [ "$(jget s.json '#j.jobs[1].steadystate.data.iops')" = 2 ] ||
+  fail "steadystate JSON of an attained limit: criterion $(jget s.json 'j.jobs[1].steadystate.criterion')"
 "$lbfio" "${ss[@]}" --ss=iops:10 2>err.txt || fail "ss=iops:10: exit $?: $(cat err.txt)"
 rt=$(jget s.json 'j.jobs[1].read.runtime')
 [ "$rt" -ge 3900 ] || fail "an absolute limit no window meets does not stop the job: runtime $rt"
+[ "$(jget s.json 'j.jobs[1].steadystate.attained')" = 0 ] || fail "steadystate attained with ss=iops:10"
 pass

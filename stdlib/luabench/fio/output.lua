@@ -351,6 +351,56 @@ local function job_options(e)
   return o
 end
 
+-- fio's "steadystate" object of a job with ss and ss_dur: the last ss_dur
+-- one-second samples after ss_ramp (zeros where the run ended before), the
+-- criterion over them (the slope per sample or the largest deviation from
+-- the mean; relative limits as a percentage of the mean) and whether the
+-- steady-state rule stopped the run.
+function O.steady_json(e, job)
+  if not job.ss or job.ss == "" or not job.ss_dur then return nil end
+  local R = require "luabench.fio.run"
+  local ok, a = pcall(R.steady_args, job)
+  if not ok or not a.window or a.window <= 0 then return nil end
+  local metric = require "luabench.metric"
+  local n = math.max(1, math.floor(a.window + 0.5))
+  local bw, iops = {}, {}
+  local ivs = (e._run and e._run.intervals) or e.intervals or {}
+  for _, iv in ipairs(ivs) do
+    if iv.start_ms / 1000 >= (a.ramp or 0) - 1e-9 and iv.end_ms - iv.start_ms >= 900 then
+      bw[#bw + 1] = math.floor(metric.metric(iv, "bw") + 0.5)
+      iops[#iops + 1] = math.floor(metric.metric(iv, "iops") + 0.5)
+    end
+  end
+  while #bw > n do table.remove(bw, 1); table.remove(iops, 1) end
+  local full = #bw == n
+  while #bw < n do table.insert(bw, 1, 0); table.insert(iops, 1, 0) end
+  local ys = a.metric == "iops" and iops or bw
+  local sum = 0
+  for _, y in ipairs(ys) do sum = sum + y end
+  local mean = sum / n
+  local slope, maxdev = 0, 0
+  if full then
+    local xs = {}
+    for i = 1, n do xs[i] = i - 1 end
+    slope = math.abs(require("luabench.stop").slope(xs, ys))
+    for _, y in ipairs(ys) do maxdev = math.max(maxdev, math.abs(y - mean)) end
+  end
+  local target = a.slope and slope or maxdev
+  local criterion
+  if a.absolute then criterion = string.format("%f", target)
+  else criterion = string.format("%f%%", mean > 0 and target / mean * 100 or 0) end
+  local limit = a.slope or a.deviation
+  local why = tostring((e._run and e._run.stopped_by) or e.stopped_by or "")
+  local bsum, isum = 0, 0
+  for i = 1, n do bsum, isum = bsum + bw[i], isum + iops[i] end
+  return O.obj{"ss", string.format(a.absolute and "%s:%f" or "%s:%f%%", job.ss:match("^%s*([%a_]+)"):lower(),
+                                   a.absolute and limit or limit * 100),
+               "duration", n, "attained", why:find("^steady state") and 1 or 0,
+               "criterion", criterion, "max_deviation", num(maxdev), "slope", num(slope),
+               "data", O.obj{"bw_mean", bsum // n, "iops_mean", isum // n,
+                             "iops", iops, "bw", bw}}
+end
+
 function O.job_json(e, plus)
   local o = O.obj{"jobname", tostring(e.jobname or "job"), "groupid", int(e.groupid),
                   "error", int(e.error), "eta", 0,
@@ -388,6 +438,7 @@ function O.job_json(e, plus)
   o.latency_target = 0
   o.latency_percentile = 100.0
   o.latency_window = 0
+  o.steadystate = O.steady_json(e, job)
   return o
 end
 
