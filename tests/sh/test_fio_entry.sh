@@ -10,7 +10,8 @@
 # (and fio reads ours, we read fio's, when fio is installed).  JSON has
 # percentiles where clat/lat/slat_percentiles ask (fio's defaults);
 # --debug=parse prints the steady-state limit as fio; ss=iops:N is an
-# absolute limit, and the JSON has fio's steadystate object.
+# absolute limit, and the JSON has fio's steadystate object;
+# unified_rw_reporting reports "mixed".
 . "$(dirname "$0")/lib.sh"
 
 lbfio="$(dirname "$LUABENCH")/luabench-fio"
@@ -103,4 +104,14 @@ rt=$(jget s.json 'j.jobs[1].read.runtime')
 rt=$(jget s.json 'j.jobs[1].read.runtime')
 [ "$rt" -ge 3900 ] || fail "an absolute limit no window meets does not stop the job: runtime $rt"
 [ "$(jget s.json 'j.jobs[1].steadystate.attained')" = 0 ] || fail "steadystate attained with ss=iops:10"
+# --- unified_rw_reporting, job options ----------------------------------------------------------
+u=(--name=u --ioengine=null --size=1M --bs=4k --rw=randrw --output-format=json --output=u.json)
+"$lbfio" "${u[@]}" --unified_rw_reporting=1 2>err.txt || fail "unified_rw_reporting: exit $?: $(cat err.txt)"
+[ "$(jget u.json 'tostring(j.jobs[1].read == nil and j.jobs[1].write == nil)')" = true ] ||
+  fail "unified_rw_reporting=1: read/write reported"
+[ "$(jget u.json 'j.jobs[1].mixed.total_ios')" = 256 ] || fail "mixed: not 256 I/Os"
+[ "$(jget u.json 'j.jobs[1]["job options"].name')" = u ] || fail "job options without the name"
+"$lbfio" "${u[@]}" --unified_rw_reporting=both 2>err.txt || fail "unified_rw_reporting=both: exit $?"
+[ "$(jget u.json 'j.jobs[1].read.total_ios + j.jobs[1].write.total_ios')" = 256 ] &&
+  [ "$(jget u.json 'j.jobs[1].mixed.total_ios')" = 256 ] || fail "unified_rw_reporting=both"
 pass

@@ -176,7 +176,7 @@ end
 local function new_cli_job(cfg, name)
   local job = {}
   for k, v in pairs(cfg.global) do job[k] = v end
-  job.name, job._section, job._file, job._own = name, name, "command line", {}
+  job.name, job._section, job._file, job._own = name, name, "command line", {"name"}   -- fio lists it
   cfg.jobs[#cfg.jobs + 1] = job
   return job
 end

@@ -401,12 +401,32 @@ function O.steady_json(e, job)
                              "iops", iops, "bw", bw}}
 end
 
+-- fio's unified_rw_reporting: "mixed" (1) reports the directions as one,
+-- "both" (2) adds that to them; nil for none (0).
+local UNIFIED = {["1"] = "mixed", mixed = "mixed", ["2"] = "both", both = "both"}
+function O.unified(job)
+  local v = job and job.unified_rw_reporting
+  return v and UNIFIED[tostring(v):lower()] or nil
+end
+
+-- The directions of e as one ("mixed"): sums, the longest runtime, the
+-- latency histograms merged.
+function O.mixed_dir(e)
+  local list = {}
+  for _, d in ipairs(O.DDIRS) do list[#list + 1] = {mixed = e[d] or {}} end
+  return merge_dir(list, "mixed")
+end
+
 function O.job_json(e, plus)
   local o = O.obj{"jobname", tostring(e.jobname or "job"), "groupid", int(e.groupid),
                   "error", int(e.error), "eta", 0,
                   "elapsed", int(e.elapsed or (e._run and e._run.elapsed)),
                   "job options", job_options(e)}
-  for _, d in ipairs(O.DDIRS) do o[d] = dir_json(e[d] or {}, e, plus) end
+  local unified = O.unified(e._job)
+  if unified ~= "mixed" then
+    for _, d in ipairs(O.DDIRS) do o[d] = dir_json(e[d] or {}, e, plus) end
+  end
+  if unified then o.mixed = dir_json(O.mixed_dir(e), e, plus) end
   -- not fio's: an interrupted run's numbers cover only the time it ran
   if e.partial or (e._run and e._run.partial) then o.partial = true end
   local sync = O.obj()

@@ -23,7 +23,7 @@ P.HANDLED = {
   log_max_value = true, log_offset = true, per_job_logs = true, log_store_compressed = true,
   exec_prerun = true, exec_postrun = true, description = true, timeout = true,
   clat_percentiles = true, lat_percentiles = true, slat_percentiles = true,
-  percentile_list = true, rwmixwrite = true, io_submit_mode = true,
+  percentile_list = true, rwmixwrite = true, io_submit_mode = true, unified_rw_reporting = true,
 }
 -- fio's long names for the steady-state options.
 P.RENAME = {steadystate = "ss", steadystate_duration = "ss_dur",
