@@ -48,6 +48,8 @@ struct lb_stats {
     uint64_t mem_bytes;          /* memory the run held per this stats */
     uint64_t iodepth_level[7];   /* I/Os submitted at depth 1,2,4,8,16,32,>=64 */
     uint64_t fsyncs;
+    struct lb_hist *sync_lat;    /* fsync/fdatasync latencies; never NULL
+                                    in a result */
     struct lb_err_stats err;
     uint32_t clones;             /* threads merged into this */
 };

@@ -11,7 +11,7 @@
 # percentiles where clat/lat/slat_percentiles ask (fio's defaults);
 # --debug=parse prints the steady-state limit as fio; ss=iops:N is an
 # absolute limit, and the JSON has fio's steadystate object;
-# unified_rw_reporting reports "mixed".
+# unified_rw_reporting reports "mixed"; fsync latencies are reported.
 . "$(dirname "$0")/lib.sh"
 
 lbfio="$(dirname "$LUABENCH")/luabench-fio"
@@ -114,4 +114,11 @@ u=(--name=u --ioengine=null --size=1M --bs=4k --rw=randrw --output-format=json -
 "$lbfio" "${u[@]}" --unified_rw_reporting=both 2>err.txt || fail "unified_rw_reporting=both: exit $?"
 [ "$(jget u.json 'j.jobs[1].read.total_ios + j.jobs[1].write.total_ios')" = 256 ] &&
   [ "$(jget u.json 'j.jobs[1].mixed.total_ios')" = 256 ] || fail "unified_rw_reporting=both"
+# fsync latencies: sync.lat_ns counts every fsync, with percentiles (json+: bins)
+"$lbfio" --name=y --ioengine=null --size=1M --rw=randwrite --fsync=8 --filename=y.dat \
+  --output-format=json+ --output=y.json 2>err.txt || fail "fsync: exit $?: $(cat err.txt)"
+n=$(jget y.json 'j.jobs[1].sync.total_ios')
+[ "$n" -gt 0 ] && [ "$(jget y.json 'j.jobs[1].sync.lat_ns.N')" = "$n" ] &&
+  [ "$(jget y.json 'tostring(j.jobs[1].sync.lat_ns.percentile ~= nil and j.jobs[1].sync.lat_ns.bins ~= nil)')" = true ] ||
+  fail "sync latencies: $n fsyncs, N $(jget y.json 'j.jobs[1].sync.lat_ns.N')"
 pass

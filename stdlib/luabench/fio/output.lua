@@ -431,7 +431,9 @@ function O.job_json(e, plus)
   if e.partial or (e._run and e._run.partial) then o.partial = true end
   local sync = O.obj()
   sync.total_ios = int(e.fsyncs)
-  sync.lat_ns = lat_json({}, nil)
+  local job0 = e._job or {}
+  sync.lat_ns = lat_json(O.lat_summary(e.sync_hist), e.sync_hist, O.percentile_list(e),
+                         job0.clat_percentiles == nil or P.truthy(job0.clat_percentiles), plus)
   o.sync = sync
   o.job_runtime = int(e.job_runtime)
   o.usr_cpu = num(e.usr_cpu)
