@@ -16,6 +16,7 @@ struct lb_host {
     int quiet;             /* -q: no progress line, no notes */
     const char *eta;       /* --eta: fio's status line: auto, always, never */
     const char *eta_newline; /* --eta-newline: the time between new lines */
+    int no_notes;          /* fio's front end without --verbose: no notes */
     int readonly;          /* --readonly: open nothing for writing */
     int allow_overwrite;   /* --allow-overwrite: write into files not ours */
     volatile int signal;   /* the interrupting signal received, else 0 */

@@ -22,6 +22,7 @@
 #include "job.h"
 #include "run.h"
 #include "histlib.h"
+#include "iolog.h"
 #include "host.h"
 #include "json.h"
 #include "lb_commit.h"
@@ -286,13 +287,20 @@ static int l_run(lua_State *L)
         g->run = NULL;
         return lb_usage_error(L, "%s", err);
     }
+    struct lb_iolog *iolog = lb_iolog_setup(L, 1, g->run);    /* 7, when asked */
+    if (iolog)
+        lua_toclose(L, 7);
     rc = lb_run_prepare(g->run);
     if (rc < 0)
         return run_failed(L, g->run, rc);
+    /* also in fio's front end without --verbose: where it is given (too
+     * many files for the descriptor limit) fio itself would complain */
     if (lb_run_note(g->run) && !lb_host.quiet)
         fprintf(stderr, "luabench: note: %s\n", lb_run_note(g->run));
     g->started = 1;
     lb_mpi_barrier();                 /* every rank starts the timed phase together */
+    if (iolog)
+        lb_iolog_start(iolog);
     rc = lb_run_start(g->run);
     if (rc < 0)
         return run_failed(L, g->run, rc);
@@ -301,6 +309,8 @@ static int l_run(lua_State *L)
     rc = lb_run_wait(g->run);
     if (rc < 0)
         return run_failed(L, g->run, rc);
+    if (iolog)
+        lb_iolog_write(L, iolog, 7);
     push_result(L, g->run, 3, 5);
     lb_run_free(g->run);
     g->run = NULL;
@@ -423,6 +433,7 @@ int luaopen_luabench(lua_State *L)
     lb_json_open(L);
     lb_sys_open(L);
     lb_train_open(L);
+    lb_iolog_open(L);
     lua_pushstring(L, LB_VERSION);
     lua_setfield(L, -2, "version");
     lua_pushstring(L, LB_COMMIT);
@@ -435,6 +446,8 @@ int luaopen_luabench(lua_State *L)
         lua_pushstring(L, lb_host.eta_newline);
         lua_setfield(L, -2, "eta_newline");
     }
+    lua_pushboolean(L, lb_host.quiet || lb_host.no_notes);
+    lua_setfield(L, -2, "no_notes");
     lua_pushboolean(L, lb_host.readonly);
     lua_setfield(L, -2, "readonly");
     lua_pushboolean(L, lb_host.allow_overwrite);

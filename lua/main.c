@@ -36,6 +36,7 @@ static const char usage[] =
 "       luabench [options] --fio JOBFILE... [--fio-option=value ...]\n"
 "       luabench fio [fio command-line options]\n"
 "       luabench compare [options] A.json B.json [C.json ...]\n"
+"       luabench-fio [fio command-line options]   (the same as luabench fio)\n"
 "\n"
 "Runs a benchmark scenario written in Lua; the key=value pairs reach the\n"
 "script in the global table 'args'.  Workloads use fio's option names.\n"
@@ -52,6 +53,10 @@ static const char usage[] =
 "  --readonly          open no file for writing and create none\n"
 "  --allow-overwrite   allow writing into files luabench did not create\n"
 "  --fio               run fio job files (see also: luabench fio --help)\n"
+"\n"
+"As fio, luabench writes its own notes (options it ignores, how it runs a\n"
+"job) only with luabench fio --verbose; outside fio's front end, --quiet\n"
+"silences them.\n"
 "\n"
 "exit status: 0 ok, 1 run-time failure, 2 bad input, 129/130/143 interrupted\n"
 "(by SIGHUP/SIGINT/SIGTERM)\n"
@@ -320,10 +325,32 @@ static bool flag(lua_State *L, const char *a, const char *name, int *v)
     return true;
 }
 
+/* The name the program was started by, without its directory. */
+static const char *program_name(const char *argv0)
+{
+    const char *slash = argv0 ? strrchr(argv0, '/') : NULL;
+    return slash ? slash + 1 : (argv0 ? argv0 : "");
+}
+
+/* fio's front end is as quiet as fio: luabench's notes only with --verbose. */
+static void fio_notes(int argc, char **argv, int first)
+{
+    lb_host.no_notes = 1;
+    for (int i = first; i < argc; i++)
+        if (!strcmp(argv[i], "--verbose") || !strcmp(argv[i], "-verbose"))
+            lb_host.no_notes = 0;
+}
+
 static int parse_args(lua_State *L, int argc, char **argv, struct cmdline *cl)
 {
     int i = 1;
     cl->fio_mode = 0;
+    if (argc > 0 && !strcmp(program_name(argv[0]), "luabench-fio")) {
+        cl->fio_mode = 2;         /* luabench-fio ARGS: luabench fio ARGS */
+        cl->first = 1;
+        fio_notes(argc, argv, 1);
+        return GO_ON;
+    }
     for (; i < argc && argv[i][0] == '-'; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -371,7 +398,9 @@ static int parse_args(lua_State *L, int argc, char **argv, struct cmdline *cl)
         return LB_EXIT_USAGE;
     }
     cl->first = i;
-    if (!cl->fio_mode)
+    if (cl->fio_mode)
+        fio_notes(argc, argv, i);
+    else
         check_script(L, argv[i]);
     return GO_ON;
 }

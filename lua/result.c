@@ -283,6 +283,8 @@ void lb_push_stats(lua_State *L, const struct lb_stats *s, const char *name,
     lb_set_int(L, "mem_bytes", s->mem_bytes);
     lb_set_int(L, "clones", s->clones);
     lb_set_int(L, "fsyncs", s->fsyncs);
+    push_hist_copy(L, s->sync_lat);
+    lua_setfield(L, -2, "sync_hist");
     push_depths(L, s);
     push_errors(L, &s->err);
     lua_setfield(L, -2, "errors");

@@ -85,7 +85,7 @@ static void set_one(lua_State *L, struct lb_job *j, const char *k, const char *v
     char err[512] = "";
     if (lb_job_set(j, k, v, err, sizeof err) < 0)
         lb_usage_error(L, "%s", err);
-    if (err[0] && !lb_host.quiet)
+    if (err[0] && !lb_host.quiet && !lb_host.no_notes)
         fprintf(stderr, "luabench: note: %s\n", err);
     lua_pushstring(L, v);
     lua_setfield(L, opts, k);

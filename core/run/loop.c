@@ -181,6 +181,14 @@ static int check_block(struct lb_worker *w, const struct lb_io *io)
 
 /* sync operations (fsync=N, fdatasync=N, end_fsync); only with nothing in flight */
 
+/* A sync operation's latency; its histogram is made at the first one (a
+ * job without sync operations keeps none; lb_stats_fill adds it after). */
+static void record_sync(struct lb_worker *w, uint64_t ns)
+{
+    if (w->st.sync_lat || lb_hist_new(&w->st.sync_lat) == 0)
+        lb_hist_record(w->st.sync_lat, ns);
+}
+
 static int sync_one(struct lb_worker *w, struct lb_file *f, int op)
 {
     struct lb_io *io = &w->sync_io, *ev[1];
@@ -206,6 +214,8 @@ static int sync_one(struct lb_worker *w, struct lb_file *f, int op)
     if (q < 0)
         io->result = q;
     w->st.fsyncs++;
+    if (io->result >= 0 && w->measuring)
+        record_sync(w, lb_clock_now() - io->t_start);
     return io->result < 0 ? io_failed(w, io) : 0;
 }
 
@@ -250,10 +260,16 @@ static int __attribute__((noinline)) complete_slow(struct lb_worker *w, struct l
 
     if (w->of)
         lb_of_done(w, io);
-    if (w->trace)
+    if (w->trace) {
+        io->t_done = t;
+        if (sync)
+            io->t_issue = 0;
         w->trace(w->trace_arg, w->job_index, w->clone, io);
+    }
     if (d >= LB_DDIR_N) {
         w->st.fsyncs++;
+        if (io->result >= 0 && w->measuring)
+            record_sync(w, t - io->t_start);
         return io->result < 0 ? io_failed(w, io) : 0;
     }
     if (io->result < 0)

@@ -57,7 +57,9 @@ void lb_run_free(struct lb_run *r);
 int lb_run_prepare(struct lb_run *r);
 /* Called on the worker thread after every completed I/O (ramp included,
  * failed ones too; job is the job's index, clone the clone number), for
- * tests and I/O logs.  Set before lb_run_prepare; NULL turns it off. */
+ * tests and I/O logs.  Set before lb_run_prepare; NULL turns it off.
+ * io->t_done is the completion time; io->t_issue is 0 for an I/O that a
+ * sync engine completed in queue() (no submission latency). */
 struct lb_io;
 typedef void (*lb_run_trace_fn)(void *arg, unsigned job, unsigned clone,
                                 const struct lb_io *io);

@@ -21,7 +21,8 @@ int lb_stats_fill(struct lb_stats *s)
     for (int d = 0; d < LB_DDIR_N; d++) {
         struct lb_dir_stats *ds = &s->dir[d];
 
-        if ((!ds->slat && lb_hist_new(&ds->slat)) ||
+        if ((d == 0 && !s->sync_lat && lb_hist_new(&s->sync_lat)) ||
+            (!ds->slat && lb_hist_new(&ds->slat)) ||
             (!ds->clat && lb_hist_new(&ds->clat)) ||
             (!ds->lat && lb_hist_new(&ds->lat)))
             return -ENOMEM;
@@ -39,6 +40,8 @@ void lb_stats_release(struct lb_stats *s)
         lb_hist_free(s->dir[d].lat);
         s->dir[d].slat = s->dir[d].clat = s->dir[d].lat = NULL;
     }
+    lb_hist_free(s->sync_lat);
+    s->sync_lat = NULL;
 }
 
 static int hist_merge(struct lb_hist **dst, const struct lb_hist *src)
@@ -128,6 +131,8 @@ int lb_stats_merge(struct lb_stats *dst, const struct lb_stats *src)
         dst->iodepth_complete[i] += src->iodepth_complete[i];
     }
     dst->fsyncs += src->fsyncs;
+    if (hist_merge(&dst->sync_lat, src->sync_lat))
+        ret = -ENOMEM;
     lb_err_merge(&dst->err, &src->err);
     dst->clones += src->clones;
     return ret;

@@ -53,6 +53,8 @@ struct lb_stats {
                                     in the same buckets (fio's io_u_submit
                                     and io_u_complete maps) */
     uint64_t fsyncs;
+    struct lb_hist *sync_lat;    /* fsync/fdatasync latencies; never NULL
+                                    in a result */
     struct lb_err_stats err;
     uint32_t clones;             /* threads merged into this */
 };

@@ -3,7 +3,8 @@
  *
  * A packed result, in 64-bit words: the host name (LB_PACK_HOST bytes),
  * struct lb_stats as its bytes (its histogram pointers meaningless), its
- * nine histograms (slat, clat, lat of each direction), then the number of
+ * nine histograms (slat, clat, lat of each direction) and the sync
+ * latency histogram, then the number of
  * intervals and, for each, its index, start, end and per direction ios,
  * bytes and the clat histogram.  A histogram is UINT64_MAX when absent,
  * else the count of non-empty buckets, (index, count) pairs, and the six
@@ -75,6 +76,7 @@ static void put_stats(struct lb_pack *b, const struct lb_stats *s, uint64_t *fla
         put_hist(b, s->dir[d].clat, flat);
         put_hist(b, s->dir[d].lat, flat);
     }
+    put_hist(b, s->sync_lat, flat);
 }
 
 int lb_stats_pack(struct lb_pack *b, const char *host, const struct lb_stats *s,
@@ -161,6 +163,7 @@ static int get_stats(struct rbuf *r, struct lb_stats *s)
     get_bytes(r, s, sizeof *s);
     for (int d = 0; d < LB_DDIR_N; d++)
         s->dir[d].slat = s->dir[d].clat = s->dir[d].lat = NULL;
+    s->sync_lat = NULL;
     if (lb_stats_fill(s) < 0)
         return -ENOMEM;
     for (int d = 0; d < LB_DDIR_N; d++) {
@@ -168,6 +171,7 @@ static int get_stats(struct rbuf *r, struct lb_stats *s)
         get_hist(r, s->dir[d].clat);
         get_hist(r, s->dir[d].lat);
     }
+    get_hist(r, s->sync_lat);
     return r->bad ? -EPROTO : 0;
 }
 

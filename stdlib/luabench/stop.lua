@@ -118,7 +118,9 @@ end
 steady state.  Over the last window of intervals after the ramp, the
 least-squares slope of the metric (per second, relative to the window's
 mean) stays within slope, and/or every sample stays within deviation of the
-mean (max |x - mean| / mean).  With neither bound, slope = 0.01. ]]
+mean (max |x - mean| / mean).  With neither bound, slope = 0.01.  With
+absolute = true the bounds are in the metric's own units (bytes/s or IOPS,
+slope per second), as fio's ss=iops:10. ]]
 function M.steady(o)
   o = o or {}
   local metric = opt_metric(o, "bw")
@@ -135,16 +137,18 @@ function M.steady(o)
     local m = mean(ys)
     if m <= 0 then return false end
     local why = {}
+    local scale = o.absolute and 1 or m
+    local show = o.absolute and function(x) return metrics.fmt_metric(metric, x) end or pct
     if slope then
-      local s = math.abs(M.slope(xs, ys)) / m
+      local s = math.abs(M.slope(xs, ys)) / scale
       if s > slope then return false end
-      why[#why + 1] = "slope " .. pct(s) .. "/s"
+      why[#why + 1] = "slope " .. show(s) .. "/s"
     end
     if dev then
       local d = 0
-      for _, y in ipairs(ys) do d = math.max(d, math.abs(y - m) / m) end
+      for _, y in ipairs(ys) do d = math.max(d, math.abs(y - m) / scale) end
       if d > dev then return false end
-      why[#why + 1] = "deviation " .. pct(d)
+      why[#why + 1] = "deviation " .. show(d)
     end
     return string.format("steady state: %s %s, %s over %s", metric,
                          metrics.fmt_metric(metric, m), table.concat(why, ", "),

@@ -14,7 +14,8 @@ the source tree; a fio source tree of the same version works as well.
 
 Every test runs twice, in separate directories: with fio itself (the
 reference) and with the candidate, by default a two-line `fio` that runs
-`luabench fio "$@"`.  Job tests go through run-fio-tests.py (--run-only N,
+luabench-fio beside the luabench binary (`luabench fio "$@"` where there is
+none).  Job tests go through run-fio-tests.py (--run-only N,
 requirements checked here: it cannot see how Debian's fio was built); the
 scripts run as fio's suite runs them, passing when they exit 0 with nothing
 on stderr, and their own PASSED/FAILED lines give the check counts.  A test
@@ -479,6 +480,10 @@ class Ctx:
             if not (os.path.isfile(lb) and os.access(lb, os.X_OK)):
                 usage_error("luabench binary '%s' not found (build it, or pass --luabench)" % lb)
             self.lb, self.cand_label = os.path.abspath(lb), "luabench"
+            entry = os.path.join(os.path.dirname(self.lb), "luabench-fio")
+            self.lb_cmd = shlex.quote(entry) if os.access(entry, os.X_OK) else \
+                shlex.quote(self.lb) + " fio"
+            self.lb_shown = entry if os.access(entry, os.X_OK) else self.lb + " fio"
         self.python, self.scipy = python_for_suite()
         self.has = machine_has()
         self.has["libaio"] = "libaio" in subprocess.run(
@@ -493,7 +498,7 @@ class Ctx:
             os.makedirs(bindir)
             self.cand = os.path.join(bindir, "fio")
             with open(self.cand, "w") as f:
-                f.write("#!/bin/sh\nexec %s fio \"$@\"\n" % shlex.quote(self.lb))
+                f.write("#!/bin/sh\nexec %s \"$@\"\n" % self.lb_cmd)
             os.chmod(self.cand, 0o755)
         # children started as '#!/usr/bin/env python3' get the same interpreter
         pybin = os.path.join(work, "python-bin")
@@ -568,7 +573,7 @@ def main():
         sides = ctx.sides(work, a.timeout_scale)
         say("fio's suite: %s\nreference: %s (%s)\ncandidate: %s%s\nwork: %s" % (
             ctx.suite, ctx.fio, ctx.fio_version, ctx.cand,
-            " (runs %s fio)" % ctx.lb if ctx.lb else "", work))
+            " (runs %s)" % ctx.lb_shown if ctx.lb else "", work))
         if not ctx.fio_version.startswith("fio-3.33"):
             say("note: the reference is %s; the suite's expectations are fio 3.33's" % ctx.fio_version)
         t0 = time.monotonic()

@@ -5,7 +5,7 @@
 # candidate that fails, --strict exits 1 naming the tests, report mode
 # exits 0, and the not-applicable list excuses what it names (a malformed
 # entry is refused, exit 2); a candidate that hangs is killed at its time
-# limit with nothing left running; the default candidate is `luabench fio`.
+# limit with nothing left running; the default candidate is luabench-fio.
 . "$(dirname "$0")/../sh/lib.sh"   # fail/skip/pass, lb_tmpdir, expect_exit
 
 command -v python3 >/dev/null || skip "python3 missing"
@@ -97,7 +97,7 @@ done < "$t/hung.pids"
 rm -rf "$t/w"
 out=$(python3 "$runner" --fio-tests "$suite" --only t0001 --work "$t/w" --luabench "$LUABENCH") ||
   fail "luabench candidate: exit $?: $out"
-contains "$out" "runs $LUABENCH fio" "luabench candidate"
+contains "$out" "runs $(dirname "$LUABENCH")/luabench-fio" "luabench candidate"
 [ "$("$t/w/candidate-bin/fio" --version)" = "$("$LUABENCH" fio --version)" ] ||
   fail "the wrapper does not run luabench fio: $(cat "$t/w/candidate-bin/fio")"
 pass

@@ -29,7 +29,7 @@ local function load(name, opts) return fio.load(T .. name, opts) end
 
 -- fio's examples ----------------------------------------------------------
 
-local EXAMPLES = "../shared/fio-examples"
+local EXAMPLES = os.getenv("LB_FIO_EXAMPLES") or "../shared/fio-examples"
 local expected = {
   ["backwards-read.fio"] = {jobs = 1, rw = "read:-8k"},
   ["fio-rand-RW.fio"] = {jobs = 1, rw = "randrw", name = "file1"},
@@ -77,7 +77,8 @@ if f then
     eq(rw[1].rwmixread, "60", "rwmixread kept")
   end
 else
-  io.stderr:write("note: ", EXAMPLES, " is absent: fio's examples not checked\n")
+  io.stderr:write("note: ", EXAMPLES, " is absent: fio's examples not checked (fetch fio's ",
+                  "source and set LB_FIO_EXAMPLES to its examples/ directory)\n")
 end
 
 -- includes ----------------------------------------------------------------
@@ -155,8 +156,12 @@ eq(s.window, 60, "ss_dur=1m"); eq(s.ramp, 0.5, "ss_ramp=500ms")
 eq(fo.write_hist_log, "", "bare write_hist_log: the default name")
 raises(function() R.steady_args({ss = "lat:5%", _file = "x.fio", _line = 3, _section = "j"}) end,
        {"x.fio:3:", "[j]", "bad value 'lat:5%'"}, "bad ss criterion")
-raises(function() R.steady_args({ss = "iops:100", _file = "x.fio", _line = 3, _section = "j"}) end,
-       {"percentage"}, "ss without a percentage")
+local ab = R.steady_args({ss = "iops:100", ss_dur = "5s"})
+eq(ab.absolute, true, "ss=iops:100 is absolute"); eq(ab.deviation, 100, "ss=iops:100: 100 IOPS")
+ab = R.steady_args({ss = "bw_slope:12"})
+eq(ab.slope, 12, "bw_slope:12: 12 bytes/s per second")
+raises(function() R.steady_args({ss = "iops:many", _file = "x.fio", _line = 3, _section = "j"}) end,
+       {"bad value 'iops:many'"}, "ss limit not a number")
 eq(R.seconds("250ms", "t"), 0.25, "250ms"); eq(R.seconds("2h", "t"), 7200, "2h")
 eq(P.expand("$ncpus*2", {}) ~= "$ncpus*2", true, "$ncpus arithmetic")
 

@@ -6,8 +6,8 @@
 . "$(dirname "$0")/fio_lib.sh"   # skips, scratch directory $d (current), json_get
 
 # --- fio's ten example job files ---------------------------------------------
-examples=${LB_SRC}/../shared/fio-examples
-[ -d "$examples" ] || skip "$examples absent"
+examples=${LB_FIO_EXAMPLES:-${LB_SRC}/../shared/fio-examples}
+[ -d "$examples" ] || skip "fio's example job files absent ($examples): fetch fio's source (the installed version, 3.33 on Debian 12) and set LB_FIO_EXAMPLES to its examples/ directory"
 echo "fio's example job files, run with --size=1m --runtime=1:"
 refused=()
 for f in "$examples"/*.fio; do

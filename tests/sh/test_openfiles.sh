@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Description: fio's openfiles and create_on_open from the command line.
 # Under a descriptor limit of 256 a job over 1000 files runs, reads every
-# block and says on stderr that it opens files lazily (not with --quiet,
-# not when openfiles is given); create_on_open lays nothing out and leaves
+# block and says on stderr that it opens files lazily, where fio would fail
+# (also without --verbose; not with --quiet, not when openfiles is given); create_on_open lays nothing out and leaves
 # each file written, whole and luabench's own.
 . "$(dirname "$0")/lib.sh"
 

@@ -48,7 +48,7 @@ local function spec_lines(job, tab, ind)
   local out = {ind .. table.concat(parts, ", ")}
   if job.ss and job.ss ~= "" and job.ss_dur then
     local a, args = R.steady_args(job), {}
-    for _, k in ipairs{"metric", "deviation", "slope", "window", "ramp"} do
+    for _, k in ipairs{"metric", "deviation", "slope", "absolute", "window", "ramp"} do
       if a[k] then args[#args + 1] = k .. " = " .. (type(a[k]) == "string" and string.format("%q", a[k]) or tostring(a[k])) end
     end
     out[#out + 1] = ind .. 'stop = require("luabench.stop").steady{' .. table.concat(args, ", ") .. "}"
@@ -90,6 +90,7 @@ end
 
 local USAGE = [[
 usage: luabench fio [options] [JOBFILE...]
+       luabench-fio [options] [JOBFILE...]
        luabench --fio JOBFILE... [options]
 
 fio's command line, run by luabench.  Job options are fio's
@@ -107,11 +108,14 @@ Single or double dashes: -rw=read and --rw=read are the same.
   --readonly                open no file for writing
   --allow-overwrite         allow writing into files luabench did not create
   --group_reporting         report each group as a whole
+  --inflate-log=FILE        write the log FILE (log_store_compressed=1) inflated
+  --verbose                 luabench's own notes on stderr (ignored options...)
   --version, --help
   --eta=WHEN                fio's status line on stdout: auto (when it is a
                             terminal and the output is normal), always, never
   --eta-newline=TIME        a new status line every TIME instead of redrawing it
-Accepted and ignored: --max-jobs=N, --eta-interval, --latency-log, --bandwidth-log,
+Accepted and ignored (they tune fio itself): --max-jobs=N, --debug=LIST,
+--eta-interval, --latency-log, --bandwidth-log,
 --terse-version=3.
 ]]
 
@@ -120,7 +124,7 @@ local NOTED = {["eta-interval"] = true,
                ["latency-log"] = true, ["bandwidth-log"] = true}
 local TAKES_VALUE = {output = true, ["output-format"] = true, section = true,
                      ["terse-version"] = true, eta = true, ["eta-interval"] = true,
-                     ["eta-newline"] = true, ["max-jobs"] = true}
+                     ["eta-newline"] = true, ["max-jobs"] = true, ["inflate-log"] = true}
 local ETA = {auto = true, always = true, never = true}
 
 local function usage_error(msg) error("luabench fio: " .. msg, 0) end
@@ -173,8 +177,21 @@ local function cli_option(cfg, key, val, argv, i)
   elseif k == "readonly" then cfg.readonly = flag_value(key, val)
   elseif k == "allow-overwrite" then cfg.allow_overwrite = flag_value(key, val)
   elseif k == "max-jobs" then
-    -- sizes fio's shared memory; luabench has no such table: only checked
-    if not val:match("^%d+$") then usage_error("bad value '" .. val .. "' for '--max-jobs'") end
+    local n = tonumber(val)
+    if not n or n < 1 or n ~= math.floor(n) then
+      usage_error("bad value '" .. val .. "' for '--max-jobs' (a positive count)")
+    end
+    P.note("'--max-jobs' sizes fio's own tables: ignored")
+  elseif k == "debug" then
+    -- fio's debug masks trace fio's internals; of "parse" luabench keeps
+    -- what it makes of a value (the steady-state limit), on stdout as fio
+    for m in (val or ""):gmatch("[^,]+") do
+      if m == "parse" or m == "all" then cfg.debug_parse = true end
+    end
+    P.note("'--debug" .. (val and ("=" .. val) or "") .. "' traces fio's internals: ignored" ..
+           (cfg.debug_parse and " (but for the values parsed)" or ""))
+  elseif k == "verbose" then cfg.verbose = true
+  elseif k == "inflate-log" then cfg.inflate_log = val; cfg.exit = 0
   elseif k == "version" then cfg.exit = 0; io.write(O.version(), "\n")
   elseif k == "help" or k == "h" then cfg.exit = 0; io.write(USAGE)
   elseif NOTED[k] then P.note("'--" .. key .. "' is accepted and ignored")
@@ -185,7 +202,7 @@ end
 local function new_cli_job(cfg, name)
   local job = {}
   for k, v in pairs(cfg.global) do job[k] = v end
-  job.name, job._section, job._file, job._own = name, name, "command line", {}
+  job.name, job._section, job._file, job._own = name, name, "command line", {"name"}   -- fio lists it
   cfg.jobs[#cfg.jobs + 1] = job
   return job
 end
@@ -260,6 +277,7 @@ function M.cli_jobs(cfg)
     if cfg.readonly then j.readonly = "1" end
     if cfg.allow_overwrite then j.allow_overwrite = "1" end
   end
+  if #jobs == 0 and cfg.parse_only then return jobs end   -- fio: options alone parse
   if #jobs == 0 then usage_error("no job given (see luabench fio --help)") end
   P.check_wait_for(jobs)
   return P.groups(jobs)
@@ -307,6 +325,12 @@ function M.main(argv)
   end
   local ok, cfg = pcall(M.cli, argv)
   if not ok then return bad(cfg) end
+  if cfg.inflate_log then
+    local text, err = lb.inflate(cfg.inflate_log)
+    if not text then io.stderr:write("luabench fio: --inflate-log: ", err, "\n"); return 1 end
+    io.write(text)
+    return 0
+  end
   if cfg.exit then return cfg.exit end
   if cfg.output then                    -- refuse before running, not after
     local dir = cfg.output:match("^(.*)/[^/]*$") or "."
@@ -319,6 +343,15 @@ function M.main(argv)
   local jobs
   ok, jobs = pcall(M.cli_jobs, cfg)
   if not ok then return bad(jobs) end
+  if cfg.debug_parse then
+    local list = #jobs > 0 and jobs or {cfg.global}
+    for _, j in ipairs(list) do
+      if j.ss and j.ss ~= "" then
+        local aok, a = pcall(R.steady_args, j)
+        if aok then io.write("parse    ", a.parsed, "\n") end
+      end
+    end
+  end
   if cfg.showcmd then io.write(M.showcmd(jobs, cfg.ctx.tab)); return 0 end
   local cok, cerr = pcall(R.check_all, jobs, cfg.ctx.tab)
   if not cok then return bad(cerr) end

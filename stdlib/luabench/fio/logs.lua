@@ -8,10 +8,15 @@
 -- (64 bins per power of two, 29 groups: what fiologparser_hist.py reads).
 -- A window is log_avg_msec (log_hist_msec) long and made of whole run
 -- intervals, so the run samples at the finest window asked for
--- (fio.run.spec sets `interval`).  fio's per-I/O logs (log_avg_msec=0) are
--- not kept: those logs hold one line per interval instead.  Intervals
--- carry completion latency only, so the _lat log shows clat and the _slat
--- log stays empty (as fio's does for engines without submission latency).
+-- (fio.run.spec sets `interval`).  Intervals carry completion latency
+-- only, so a windowed _lat log shows clat and the _slat log stays empty.
+-- Without log_avg_msec the logs hold one line per I/O, as fio's:
+-- L.io_logs asks lb.run to keep every I/O (its _io_log, written by the
+-- binding): "time_ms, value, ddir, bs[, offset], prio", log_offset adding
+-- the offset, log_store_compressed writing <name>.fz (one zlib stream,
+-- what `luabench fio --inflate-log` reads back).  Files are numbered by
+-- thread as fio's (job clones counted across all jobs from 1), one for all
+-- threads with per_job_logs=0.
 
 local P = require "luabench.fio.parse"
 
@@ -98,6 +103,42 @@ local function log_name(job, key, kind, n)
   return prefix .. "_" .. kind .. "." .. n .. ".log"
 end
 
+local PER_IO = {write_bw_log = {"bw"}, write_iops_log = {"iops"},
+                write_lat_log = {"lat", "clat", "slat"}}
+
+-- Whether job's bw/iops/lat logs hold one line per I/O (no log_avg_msec).
+function L.per_io(job)
+  return (tonumber(job.log_avg_msec) or 0) <= 0
+end
+
+-- The _io_log entries of the job at index j of its run (see lua/iolog.c);
+-- thread: the fio thread number of its first clone.
+function L.io_logs(job, j, thread)
+  local out = {}
+  if not L.per_io(job) then return out end
+  local clones = tonumber(job.numjobs) or 1
+  local compress = P.truthy(job.log_store_compressed)
+  local suffix = compress and ".fz" or ""
+  if compress and not (lb.have_zlib and lb.have_zlib()) then
+    error("[" .. job._section .. "] unsupported option 'log_store_compressed': this build has no zlib", 0)
+  end
+  for _, key in ipairs{"write_bw_log", "write_iops_log", "write_lat_log"} do
+    if job[key] then
+      for _, kind in ipairs(PER_IO[key]) do
+        local e = {job = j, kind = kind, offset = P.truthy(job.log_offset), compress = compress}
+        if job.per_job_logs and not P.truthy(job.per_job_logs) then
+          e.path = log_name(job, key, kind) .. suffix
+        else
+          e.paths = {}
+          for c = 1, clones do e.paths[c] = log_name(job, key, kind, thread + c - 1) .. suffix end
+        end
+        out[#out + 1] = e
+      end
+    end
+  end
+  return out
+end
+
 -- Atomically, and never over a file luabench did not create unless the
 -- job allows overwriting (lb.write_atomic; plain io outside luabench).
 local function write_file(path, text, allow)
@@ -171,19 +212,18 @@ function L.write(result, n, shared)
   local avg = tonumber(job.log_avg_msec) or 0
   local use_max = P.truthy(job.log_max_value)
   local allow = P.truthy(job.allow_overwrite)
-  if shared then
+  if shared and avg > 0 then
     P.note("[" .. job._section .. "] logs hold every job of its run group: intervals are per run")
   end
-  if avg <= 0 and (job.write_bw_log or job.write_iops_log or job.write_lat_log) then
-    P.note("[" .. job._section .. "] per-I/O logs are not kept: one line per interval (set log_avg_msec)")
-  end
-  if job.write_bw_log then
+  if avg <= 0 then
+    -- per-I/O logs: lb.run wrote them (L.io_logs); only the histogram is left
+  elseif job.write_bw_log then
     write_file(log_name(job, "write_bw_log", "bw", n), L.windowed(result, "bw", avg, use_max), allow)
   end
-  if job.write_iops_log then
+  if avg > 0 and job.write_iops_log then
     write_file(log_name(job, "write_iops_log", "iops", n), L.windowed(result, "iops", avg, use_max), allow)
   end
-  if job.write_lat_log then
+  if avg > 0 and job.write_lat_log then
     for _, k in ipairs{"lat", "clat", "slat"} do
       write_file(log_name(job, "write_lat_log", k, n), L.windowed(result, k, avg, use_max), allow)
     end

@@ -296,10 +296,11 @@ function O.percentile_list(e)
   return l
 end
 
-local function lat_json(t, h, pcts, bins)
+-- want: the job's *_percentiles asks for percentiles (json+: and bins).
+local function lat_json(t, h, pcts, want, bins)
   local o = O.obj{"min", int(t.min), "max", int(t.max), "mean", num(t.mean),
                   "stddev", num(t.stddev), "N", int(t.N)}
-  if int(t.N) > 0 then
+  if want and int(t.N) > 0 then
     local src = t.percentile or {}
     if pcts and h then src = O.lat_summary(h, pcts).percentile end
     local p = O.obj()
@@ -322,9 +323,11 @@ local function dir_json(x, e, plus)
                   "runtime", int(x.runtime), "total_ios", int(x.total_ios),
                   "short_ios", int(x.short_ios), "drop_ios", int(x.drop_ios)}
   local job, pcts = e._job or {}, O.percentile_list(e)
-  o.slat_ns = lat_json(x.slat_ns or {}, x.slat_hist, pcts, plus and P.truthy(job.slat_percentiles))
-  o.clat_ns = lat_json(x.clat_ns or {}, x.clat_hist, pcts, plus)
-  o.lat_ns = lat_json(x.lat_ns or {}, x.lat_hist, pcts, plus and P.truthy(job.lat_percentiles))
+  -- fio: clat percentiles unless clat_percentiles=0, slat and lat only when asked
+  local clat = job.clat_percentiles == nil or P.truthy(job.clat_percentiles)
+  o.slat_ns = lat_json(x.slat_ns or {}, x.slat_hist, pcts, P.truthy(job.slat_percentiles), plus)
+  o.clat_ns = lat_json(x.clat_ns or {}, x.clat_hist, pcts, clat, plus)
+  o.lat_ns = lat_json(x.lat_ns or {}, x.lat_hist, pcts, P.truthy(job.lat_percentiles), plus)
   local rest = {"bw_min", int(x.bw_min), "bw_max", int(x.bw_max), "bw_agg", num(x.bw_agg),
                 "bw_mean", num(x.bw_mean), "bw_dev", num(x.bw_dev), "bw_samples", int(x.bw_samples),
                 "iops_min", int(x.iops_min), "iops_max", int(x.iops_max),
@@ -356,17 +359,89 @@ local function job_options(e)
   return o
 end
 
+-- fio's "steadystate" object of a job with ss and ss_dur: the last ss_dur
+-- one-second samples after ss_ramp (zeros where the run ended before), the
+-- criterion over them (the slope per sample or the largest deviation from
+-- the mean; relative limits as a percentage of the mean) and whether the
+-- steady-state rule stopped the run.
+function O.steady_json(e, job)
+  if not job.ss or job.ss == "" or not job.ss_dur then return nil end
+  local R = require "luabench.fio.run"
+  local ok, a = pcall(R.steady_args, job)
+  if not ok or not a.window or a.window <= 0 then return nil end
+  local metric = require "luabench.metric"
+  local n = math.max(1, math.floor(a.window + 0.5))
+  local bw, iops = {}, {}
+  local ivs = (e._run and e._run.intervals) or e.intervals or {}
+  for _, iv in ipairs(ivs) do
+    if iv.start_ms / 1000 >= (a.ramp or 0) - 1e-9 and iv.end_ms - iv.start_ms >= 900 then
+      bw[#bw + 1] = math.floor(metric.metric(iv, "bw") + 0.5)
+      iops[#iops + 1] = math.floor(metric.metric(iv, "iops") + 0.5)
+    end
+  end
+  while #bw > n do table.remove(bw, 1); table.remove(iops, 1) end
+  local full = #bw == n
+  while #bw < n do table.insert(bw, 1, 0); table.insert(iops, 1, 0) end
+  local ys = a.metric == "iops" and iops or bw
+  local sum = 0
+  for _, y in ipairs(ys) do sum = sum + y end
+  local mean = sum / n
+  local slope, maxdev = 0, 0
+  if full then
+    local xs = {}
+    for i = 1, n do xs[i] = i - 1 end
+    slope = math.abs(require("luabench.stop").slope(xs, ys))
+    for _, y in ipairs(ys) do maxdev = math.max(maxdev, math.abs(y - mean)) end
+  end
+  local target = a.slope and slope or maxdev
+  local criterion
+  if a.absolute then criterion = string.format("%f", target)
+  else criterion = string.format("%f%%", mean > 0 and target / mean * 100 or 0) end
+  local limit = a.slope or a.deviation
+  local why = tostring((e._run and e._run.stopped_by) or e.stopped_by or "")
+  local bsum, isum = 0, 0
+  for i = 1, n do bsum, isum = bsum + bw[i], isum + iops[i] end
+  return O.obj{"ss", string.format(a.absolute and "%s:%f" or "%s:%f%%", job.ss:match("^%s*([%a_]+)"):lower(),
+                                   a.absolute and limit or limit * 100),
+               "duration", n, "attained", why:find("^steady state") and 1 or 0,
+               "criterion", criterion, "max_deviation", num(maxdev), "slope", num(slope),
+               "data", O.obj{"bw_mean", bsum // n, "iops_mean", isum // n,
+                             "iops", iops, "bw", bw}}
+end
+
+-- fio's unified_rw_reporting: "mixed" (1) reports the directions as one,
+-- "both" (2) adds that to them; nil for none (0).
+local UNIFIED = {["1"] = "mixed", mixed = "mixed", ["2"] = "both", both = "both"}
+function O.unified(job)
+  local v = job and job.unified_rw_reporting
+  return v and UNIFIED[tostring(v):lower()] or nil
+end
+
+-- The directions of e as one ("mixed"): sums, the longest runtime, the
+-- latency histograms merged.
+function O.mixed_dir(e)
+  local list = {}
+  for _, d in ipairs(O.DDIRS) do list[#list + 1] = {mixed = e[d] or {}} end
+  return merge_dir(list, "mixed")
+end
+
 function O.job_json(e, plus)
   local o = O.obj{"jobname", tostring(e.jobname or "job"), "groupid", int(e.groupid),
                   "error", int(e.error), "eta", 0,
                   "elapsed", int(e.elapsed or (e._run and e._run.elapsed)),
                   "job options", job_options(e)}
-  for _, d in ipairs(O.DDIRS) do o[d] = dir_json(e[d] or {}, e, plus) end
+  local unified = O.unified(e._job)
+  if unified ~= "mixed" then
+    for _, d in ipairs(O.DDIRS) do o[d] = dir_json(e[d] or {}, e, plus) end
+  end
+  if unified then o.mixed = dir_json(O.mixed_dir(e), e, plus) end
   -- not fio's: an interrupted run's numbers cover only the time it ran
   if e.partial or (e._run and e._run.partial) then o.partial = true end
   local sync = O.obj()
   sync.total_ios = int(e.fsyncs)
-  sync.lat_ns = lat_json({}, nil)
+  local job0 = e._job or {}
+  sync.lat_ns = lat_json(O.lat_summary(e.sync_hist), e.sync_hist, O.percentile_list(e),
+                         job0.clat_percentiles == nil or P.truthy(job0.clat_percentiles), plus)
   o.sync = sync
   o.job_runtime = int(e.job_runtime)
   o.usr_cpu = num(e.usr_cpu)
@@ -395,6 +470,7 @@ function O.job_json(e, plus)
   o.latency_target = 0
   o.latency_percentile = 100.0
   o.latency_window = 0
+  o.steadystate = O.steady_json(e, job)
   return o
 end
 
@@ -430,16 +506,21 @@ end
 local function us(v) return (tonumber(v) or 0) / 1000 end
 local function us_int(v) return math.floor(us(v)) end
 
-local function terse_dir(x, f)
+-- job: the fio job (its lat_percentiles / clat_percentiles choose the
+-- percentiles written, total latency's first, as fio).
+local function terse_dir(x, f, job)
   local function add(fmt, v) f[#f + 1] = string.format(fmt, v) end
+  local pfrom = P.truthy(job.lat_percentiles) and "lat_ns" or
+                ((job.clat_percentiles == nil or P.truthy(job.clat_percentiles)) and "clat_ns")
   add("%d", int(x.io_kbytes)); add("%d", int(x.bw)); add("%d", int(x.iops)); add("%d", int(x.runtime))
   for _, k in ipairs{"slat_ns", "clat_ns"} do
     local t = x[k] or {}
     add("%d", us_int(t.min)); add("%d", us_int(t.max)); add("%f", us(t.mean)); add("%f", us(t.stddev))
     if k == "clat_ns" then
-      local p = t.percentile or {}
-      for _, q in ipairs(O.PCTS) do add("%s", string.format("%f%%=%d", q, us_int(p[q]))) end
-      for _ = #O.PCTS + 1, 20 do add("%s", "0%=0") end
+      local p = pfrom and (x[pfrom] or {}).percentile
+      local n = p and #O.PCTS or 0
+      for i = 1, n do add("%s", string.format("%f%%=%d", O.PCTS[i], us_int(p[O.PCTS[i]]))) end
+      for _ = n + 1, 20 do add("%s", "0%=0") end
     end
   end
   local t = x.lat_ns or {}
@@ -450,8 +531,8 @@ end
 
 function O.terse_line(e)
   local f = {"3", version(), tostring(e.jobname or "job"), tostring(int(e.groupid)), tostring(int(e.error))}
-  terse_dir(e.read or {}, f)
-  terse_dir(e.write or {}, f)
+  terse_dir(e.read or {}, f, e._job or {})
+  terse_dir(e.write or {}, f, e._job or {})
   f[#f + 1] = string.format("%f%%", num(e.usr_cpu))
   f[#f + 1] = string.format("%f%%", num(e.sys_cpu))
   for _, k in ipairs{"ctx", "majf", "minf"} do f[#f + 1] = tostring(int(e[k])) end

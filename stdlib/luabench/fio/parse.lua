@@ -20,10 +20,10 @@ P.HANDLED = {
   ss_ramp = true, steadystate_ramp_time = true, ss_interval = true,
   write_bw_log = true, write_iops_log = true, write_lat_log = true, write_hist_log = true,
   log_avg_msec = true, log_hist_msec = true, log_hist_coarseness = true,
-  log_max_value = true, log_offset = true, per_job_logs = true,
+  log_max_value = true, log_offset = true, per_job_logs = true, log_store_compressed = true,
   exec_prerun = true, exec_postrun = true, description = true, timeout = true,
   clat_percentiles = true, lat_percentiles = true, slat_percentiles = true,
-  percentile_list = true, rwmixwrite = true, io_submit_mode = true,
+  percentile_list = true, rwmixwrite = true, io_submit_mode = true, unified_rw_reporting = true,
 }
 -- fio's long names for the steady-state options.
 P.RENAME = {steadystate = "ss", steadystate_duration = "ss_dur",
@@ -33,7 +33,7 @@ P.RENAME = {steadystate = "ss", steadystate_duration = "ss_dur",
 P.INTERNAL = {
   thread = true, threads = true, use_thread = true, clocksource = true,
   gtod_reduce = true, gtod_cpu = true, log_entries = true,
-  log_compression = true, log_store_compressed = true, log_unix_epoch = true,
+  log_compression = true, log_unix_epoch = true,
   disable_lat = true, disable_clat = true, disable_slat = true,
   disable_bw_measurement = true, disable_bw = true,
   stats = true, fadvise_hint = true, eta = true, eta_newline = true,
@@ -43,9 +43,11 @@ P.INTERNAL = {
 local BARE_EMPTY = {write_bw_log = true, write_iops_log = true,
                     write_lat_log = true, write_hist_log = true}
 
--- Notes go to stderr, never to stdout (JSON there must stay clean).
+-- Notes go to stderr, never to stdout (JSON there must stay clean); fio's
+-- front end writes them only with --verbose (lb.no_notes otherwise).
 function P.note(msg)
-  local quiet = rawget(_G, "lb") and lb.quiet
+  local lbt = rawget(_G, "lb")
+  local quiet = lbt and (lbt.quiet or lbt.no_notes)
   if not quiet then io.stderr:write("luabench: note: ", msg, "\n") end
 end
 

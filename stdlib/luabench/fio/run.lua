@@ -23,7 +23,10 @@ local function where(job)
   return {file = job._file, line = job._line, section = job._section}
 end
 
--- fio's ss=iops:10% / bw_slope:1% -> arguments of stop.steady.
+-- fio's ss=iops:10% / bw_slope:1% -> arguments of stop.steady; an
+-- absolute limit (ss=iops:10, bw_slope:12: IOPS, bytes/s, per second for
+-- a slope) sets absolute.  What fio's --debug=parse says of the limit is
+-- in a.parsed.
 function R.steady_args(job)
   local crit, limit = job.ss:lower():match("^%s*([%a_]+)%s*:%s*([%d%.]+%%?)%s*$")
   local metric = crit and crit:gsub("_slope$", "")
@@ -31,12 +34,18 @@ function R.steady_args(job)
     P.fail(where(job), "bad value '" .. job.ss .. "' for 'ss' (iops, iops_slope, bw or bw_slope, ':' and a limit)")
   end
   local slope = crit:find("_slope$") ~= nil
-  if not limit:find("%%$") then
-    P.fail(where(job), "'ss=" .. job.ss .. "': give the limit as a percentage of the mean, e.g. " .. crit .. ":1%")
-  end
-  local frac = tonumber(limit:sub(1, -2)) / 100
   local a = {metric = metric}
-  if slope then a.slope = frac else a.deviation = frac end
+  if not limit:find("%%$") then
+    local n = tonumber(limit)
+    a.parsed = metric == "iops" and string.format("set steady state IOPS threshold to %f", n)
+               or string.format("set steady state BW threshold to %d", math.floor(n))
+    a.absolute = true
+    if slope then a.slope = n else a.deviation = n end
+  else
+    local frac = tonumber(limit:sub(1, -2)) / 100
+    a.parsed = string.format("set steady state threshold to %f%%", frac * 100)
+    if slope then a.slope = frac else a.deviation = frac end
+  end
   if job.ss_dur then a.window = R.seconds(job.ss_dur, "ss_dur") end
   if job.ss_ramp then a.ramp = R.seconds(job.ss_ramp, "ss_ramp") end
   return a
@@ -125,19 +134,25 @@ function R.split(jobs)
   return groups
 end
 
--- The group's spec: one job as is, several as {jobs = {...}}.
-function R.group_spec(group, tab)
-  local specs, rules = {}, {}
+-- The group's spec: one job as is, several as {jobs = {...}}; thread:
+-- fio's thread number of the group's first clone (log file names).
+function R.group_spec(group, tab, thread)
+  local specs, rules, io_log = {}, {}, {}
+  local logs = require "luabench.fio.logs"
+  thread = thread or 1
   for i, job in ipairs(group) do
     specs[i] = R.spec(job, tab)
     rules[#rules + 1] = R.stop_rule(job)
+    for _, e in ipairs(logs.io_logs(job, i, thread)) do io_log[#io_log + 1] = e end
+    thread = thread + (tonumber(job.numjobs) or 1)
   end
   if #rules > 0 and #group > 1 then
     P.note("[" .. group[1]._section .. "] steady-state rules of a group judge the whole group")
   end
   local spec = #specs == 1 and specs[1] or {jobs = specs}
   spec.stop = group_stop(rules)
-  return spec
+  if #io_log > 0 then spec._io_log = io_log end
+  return spec, thread
 end
 
 -- Refuses a job the core would refuse, before anything runs, with the
@@ -213,8 +228,8 @@ function R.run(jobs, opts)
   opts = opts or {}
   local tab = opts.tab or P.option_table()
   local groups = R.split(jobs)
-  local specs = {}
-  for g, group in ipairs(groups) do specs[g] = R.group_spec(group, tab) end
+  local specs, thread = {}, 1
+  for g, group in ipairs(groups) do specs[g], thread = R.group_spec(group, tab, thread) end
   if not opts.checked then R.check_all(jobs, tab) end
   local results = {global_options = jobs.global_options, global_order = jobs.global_order}
   local logs = require "luabench.fio.logs"

@@ -1,0 +1,462 @@
+/*
+ * fio's per-I/O logs (write_bw_log, write_iops_log, write_lat_log without
+ * log_avg_msec): every completed I/O of the jobs that asked is kept by the
+ * run's trace hook, on its worker's thread, in chunks owned by that
+ * (job, clone) alone; after the run the main thread writes fio's lines
+ *
+ *   time_ms, value, ddir, bs[, offset], prio
+ *
+ * with value the latency in ns (lat, clat, slat), 1 (iops) or the I/O's
+ * bandwidth bs * 10^6 / clat_ns (bw, as fio computes it).  A sync engine's
+ * I/O has no submission latency: it gets no slat line (fio's slat log of a
+ * sync engine is empty).  Compressed (log_store_compressed), a log holds
+ * fio's samples instead of text, as fio's .fz does: per I/O the
+ * little-endian u64 time_ms, u64 value, u32 ddir (bit 31: an offset
+ * follows), u16 prio, 2 bytes of padding, u64 bs[, u64 offset], deflated
+ * as one zlib stream; lb.inflate turns such a file (also fio's, made of
+ * several streams) back into fio's text lines.
+ *
+ * The spec's _io_log is a list of {job = J, kind = K, paths = {P...} (one
+ * per clone) or path = P (every clone), offset = bool, compress = bool}.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lua.h>
+#include <lauxlib.h>
+
+#ifdef LB_HAVE_ZLIB
+#include <zlib.h>
+#endif
+
+#include "clock.h"
+#include "engine.h"
+#include "job.h"
+#include "run.h"
+#include "host.h"
+#include "iolog.h"
+
+#define IOLOG_MT "lb.iolog"
+#define CHUNK 65536
+
+struct rec {
+    uint64_t t, offset, slat, clat;
+    uint32_t len;
+    uint8_t ddir, sync;
+};
+
+struct chunk {
+    struct chunk *next;
+    size_t n;
+    struct rec r[CHUNK];
+};
+
+struct stream {              /* one (job, clone) */
+    struct chunk *head, *tail;
+    int lost;                /* a chunk could not be allocated */
+};
+
+struct lb_iolog {
+    size_t njobs;
+    unsigned *nclones;
+    struct stream **s;       /* [job][clone]; NULL: the job keeps none */
+    uint64_t t_base, ramp_ns;
+};
+
+static void on_io(void *arg, unsigned job, unsigned clone, const struct lb_io *io)
+{
+    struct lb_iolog *g = arg;
+    if (job >= g->njobs || !g->s[job] || clone >= g->nclones[job])
+        return;
+    if (io->ddir >= LB_DDIR_N || io->result < 0)
+        return;
+    struct stream *s = &g->s[job][clone];
+    if (!s->tail || s->tail->n == CHUNK) {
+        struct chunk *c = malloc(sizeof *c);
+        if (!c) {
+            s->lost = 1;
+            return;
+        }
+        c->next = NULL;
+        c->n = 0;
+        if (s->tail)
+            s->tail->next = c;
+        else
+            s->head = c;
+        s->tail = c;
+    }
+    struct rec *r = &s->tail->r[s->tail->n++];
+    r->t = io->t_done;
+    r->offset = io->offset;
+    r->len = io->len;
+    r->ddir = io->ddir;
+    r->sync = io->t_issue == 0;
+    r->slat = r->sync ? 0 : io->t_issue - io->t_start;
+    r->clat = io->t_done - (r->sync ? io->t_start : io->t_issue);
+}
+
+static void iolog_free(struct lb_iolog *g)
+{
+    if (!g->s)
+        return;
+    for (size_t j = 0; j < g->njobs; j++) {
+        if (!g->s[j])
+            continue;
+        for (unsigned c = 0; c < g->nclones[j]; c++)
+            for (struct chunk *k = g->s[j][c].head, *next; k; k = next) {
+                next = k->next;
+                free(k);
+            }
+        free(g->s[j]);
+    }
+    free(g->s);
+    free(g->nclones);
+    g->s = NULL;
+}
+
+static int iolog_gc(lua_State *L)
+{
+    iolog_free(luaL_checkudata(L, 1, IOLOG_MT));
+    return 0;
+}
+
+struct lb_iolog *lb_iolog_setup(lua_State *L, int spec, struct lb_run *run)
+{
+    lua_getfield(L, spec, "_io_log");
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        return NULL;
+    }
+    luaL_checktype(L, -1, LUA_TTABLE);
+    int list = lua_gettop(L);
+    if (luaL_newmetatable(L, IOLOG_MT)) {
+        lua_pushcfunction(L, iolog_gc);
+        lua_setfield(L, -2, "__gc");
+        lua_pushcfunction(L, iolog_gc);
+        lua_setfield(L, -2, "__close");
+    }
+    lua_pop(L, 1);
+    struct lb_iolog *g = lua_newuserdatauv(L, sizeof *g, 1);
+    memset(g, 0, sizeof *g);
+    luaL_setmetatable(L, IOLOG_MT);
+    lua_pushvalue(L, list);
+    lua_setiuservalue(L, -2, 1);
+    g->njobs = lb_run_njobs(run);
+    g->nclones = calloc(g->njobs ? g->njobs : 1, sizeof *g->nclones);
+    g->s = calloc(g->njobs ? g->njobs : 1, sizeof *g->s);
+    if (!g->nclones || !g->s)
+        luaL_error(L, "lb.run: out of memory for the I/O logs");
+    for (lua_Integer i = 1; lua_geti(L, list, i) == LUA_TTABLE; i++) {
+        lua_getfield(L, -1, "job");
+        lua_Integer j = lua_tointeger(L, -1);
+        lua_pop(L, 2);
+        if (j < 1 || (size_t)j > g->njobs)
+            luaL_error(L, "lb.run: _io_log entry %d: no job %d", (int)i, (int)j);
+        const struct lb_job *job = lb_run_job(run, (size_t)j - 1);
+        if (g->s[j - 1])
+            continue;
+        g->nclones[j - 1] = job->numjobs ? job->numjobs : 1;
+        g->s[j - 1] = calloc(g->nclones[j - 1], sizeof **g->s);
+        if (!g->s[j - 1])
+            luaL_error(L, "lb.run: out of memory for the I/O logs");
+        if (job->ramp_time * 1000 > g->ramp_ns)
+            g->ramp_ns = job->ramp_time * 1000;
+    }
+    lua_pop(L, 1);
+    lua_remove(L, list);
+    lb_run_set_trace(run, on_io, g);
+    return g;
+}
+
+void lb_iolog_start(struct lb_iolog *g)
+{
+    g->t_base = lb_clock_now() + g->ramp_ns;
+}
+
+/* A growing text buffer. */
+struct buf {
+    char *p;
+    size_t n, cap;
+};
+
+static int buf_room(struct buf *b, size_t more)
+{
+    if (b->n + more <= b->cap)
+        return 0;
+    size_t cap = b->cap ? b->cap * 2 : 1 << 20;
+    while (cap < b->n + more)
+        cap *= 2;
+    char *p = realloc(b->p, cap);
+    if (!p)
+        return -ENOMEM;
+    b->p = p;
+    b->cap = cap;
+    return 0;
+}
+
+#define SAMPLE_OFFSET_BIT 0x80000000u
+
+static void put_le(unsigned char *p, uint64_t v, int n)
+{
+    for (int i = 0; i < n; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint64_t get_le(const unsigned char *p, int n)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < n; i++)
+        v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+/* One sample as fio's text line. */
+static int text_line(char *out, size_t len, uint64_t ms, uint64_t v, unsigned ddir,
+                     uint64_t bs, int offset, uint64_t off, unsigned prio)
+{
+    return offset ? snprintf(out, len, "%" PRIu64 ", %" PRIu64 ", %u, %" PRIu64 ", %" PRIu64
+                             ", %u\n", ms, v, ddir, bs, off, prio)
+                  : snprintf(out, len, "%" PRIu64 ", %" PRIu64 ", %u, %" PRIu64 ", %u\n",
+                             ms, v, ddir, bs, prio);
+}
+
+static int line(struct buf *b, const struct lb_iolog *g, const struct rec *r, const char *kind,
+                int offset, int bin)
+{
+    uint64_t v;
+    if (!strcmp(kind, "slat")) {
+        if (r->sync)
+            return 0;
+        v = r->slat;
+    } else if (!strcmp(kind, "clat")) {
+        v = r->clat;
+    } else if (!strcmp(kind, "lat")) {
+        v = r->slat + r->clat;
+    } else if (!strcmp(kind, "iops")) {
+        v = 1;
+    } else {
+        v = r->clat ? (uint64_t)((unsigned __int128)r->len * 1000000u / r->clat) : 0;
+    }
+    if (buf_room(b, 128) < 0)
+        return -ENOMEM;
+    uint64_t ms = r->t > g->t_base ? (r->t - g->t_base) / 1000000u : 0;
+    if (bin) {
+        unsigned char *p = (unsigned char *)b->p + b->n;
+        memset(p, 0, 40);
+        put_le(p, ms, 8);
+        put_le(p + 8, v, 8);
+        put_le(p + 16, r->ddir | (offset ? SAMPLE_OFFSET_BIT : 0), 4);
+        put_le(p + 24, r->len, 8);
+        if (offset)
+            put_le(p + 32, r->offset, 8);
+        b->n += offset ? 40 : 32;
+        return 0;
+    }
+    b->n += (size_t)text_line(b->p + b->n, 128, ms, v, r->ddir, r->len, offset, r->offset, 0);
+    return 0;
+}
+
+/* The text of one clone's log. */
+static int clone_text(struct buf *b, const struct lb_iolog *g, const struct stream *s,
+                      const char *kind, int offset, int bin)
+{
+    for (const struct chunk *k = s->head; k; k = k->next)
+        for (size_t i = 0; i < k->n; i++)
+            if (k->r[i].t >= g->t_base && line(b, g, &k->r[i], kind, offset, bin) < 0)
+                return -ENOMEM;
+    return 0;
+}
+
+static int put(FILE *f, const struct buf *b, int compress, const char **why)
+{
+    if (!compress)
+        return fwrite(b->p, 1, b->n, f) == b->n ? 0 : -1;
+#ifdef LB_HAVE_ZLIB
+    uLongf len = compressBound((uLong)b->n);
+    Bytef *z = malloc(len ? len : 1);
+    if (!z) {
+        *why = "out of memory";
+        return -1;
+    }
+    int rc = compress2(z, &len, (const Bytef *)b->p, (uLong)b->n, Z_DEFAULT_COMPRESSION);
+    int ok = rc == Z_OK && fwrite(z, 1, len, f) == len;
+    free(z);
+    if (rc != Z_OK)
+        *why = "zlib failed";
+    return ok ? 0 : -1;
+#else
+    *why = "this build has no zlib";
+    return -1;
+#endif
+}
+
+/* One file: paths[c] for clone c, or every clone into path. */
+static int write_one(lua_State *L, const struct lb_iolog *g, size_t j, const char *kind,
+                     const char *path, unsigned c0, unsigned c1, int offset, int compress,
+                     const char *mode)
+{
+    struct buf b = {0};
+    for (unsigned c = c0; c < c1; c++)
+        if (clone_text(&b, g, &g->s[j][c], kind, offset, compress) < 0) {
+            free(b.p);
+            return luaL_error(L, "cannot write log %s: out of memory", path);
+        }
+    if (lb_host.readonly) {
+        free(b.p);
+        return luaL_error(L, "cannot write log %s: --readonly", path);
+    }
+    FILE *f = fopen(path, mode);
+    const char *why = NULL;
+    int e = 0;
+    if (!f) {
+        e = errno;
+    } else {
+        if (put(f, &b, compress, &why) < 0)
+            e = errno ? errno : EIO;
+        if (fclose(f) != 0 && !e)
+            e = errno;
+    }
+    free(b.p);
+    if (e || why)
+        return luaL_error(L, "cannot write log %s: %s", path, why ? why : strerror(e));
+    return 0;
+}
+
+void lb_iolog_write(lua_State *L, struct lb_iolog *g, int ud)
+{
+    lua_getiuservalue(L, ud, 1);
+    int list = lua_gettop(L);
+    lua_newtable(L);                       /* paths written already: append */
+    int seen = lua_gettop(L);
+    for (lua_Integer i = 1; lua_geti(L, list, i) == LUA_TTABLE; i++) {
+        int e = lua_gettop(L);
+        lua_getfield(L, e, "job");
+        size_t j = (size_t)lua_tointeger(L, -1) - 1;
+        lua_getfield(L, e, "kind");
+        const char *kind = luaL_checkstring(L, -1);
+        lua_getfield(L, e, "offset");
+        int offset = lua_toboolean(L, -1);
+        lua_getfield(L, e, "compress");
+        int compress = lua_toboolean(L, -1);
+        for (size_t c = 0; c < g->nclones[j]; c++)
+            if (g->s[j][c].lost)
+                luaL_error(L, "the I/O log of job %d lost entries: out of memory", (int)j + 1);
+        lua_getfield(L, e, "path");
+        int one = lua_isstring(L, -1);
+        for (unsigned c = 0; c < (one ? 1 : g->nclones[j]); c++) {
+            if (!one) {
+                lua_pop(L, 1);
+                lua_getfield(L, e, "paths");
+                lua_geti(L, -1, (lua_Integer)c + 1);
+                lua_remove(L, -2);
+            }
+            const char *path = luaL_checkstring(L, -1);
+            lua_getfield(L, seen, path);
+            const char *mode = lua_toboolean(L, -1) ? "a" : "w";
+            lua_pop(L, 1);
+            write_one(L, g, j, kind, path, one ? 0 : c, one ? g->nclones[j] : c + 1,
+                      offset, compress, mode);
+            lua_pushboolean(L, 1);
+            lua_setfield(L, seen, path);
+        }
+        lua_settop(L, e - 1);
+    }
+    lua_settop(L, list - 1);
+}
+
+/* lb.inflate(path) -> text | nil, message: the zlib streams of path
+ * (one after another, as fio's .fz logs hold them) inflated. */
+static int l_inflate(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+#ifdef LB_HAVE_ZLIB
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        lua_pushnil(L);
+        lua_pushfstring(L, "%s: %s", path, strerror(errno));
+        return 2;
+    }
+    struct buf out = {0};
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    int rc = inflateInit(&z), bad = rc != Z_OK;
+    unsigned char in[65536], o[65536];
+    size_t n;
+    while (!bad && (n = fread(in, 1, sizeof in, f)) > 0) {
+        z.next_in = in;
+        z.avail_in = (uInt)n;
+        while (z.avail_in > 0 && !bad) {
+            z.next_out = o;
+            z.avail_out = sizeof o;
+            rc = inflate(&z, Z_NO_FLUSH);
+            size_t got = sizeof o - z.avail_out;
+            if (buf_room(&out, got) < 0) {
+                bad = 2;
+                break;
+            }
+            memcpy(out.p + out.n, o, got);
+            out.n += got;
+            if (rc == Z_STREAM_END) {
+                inflateReset(&z);
+            } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
+                bad = 1;
+            }
+            if (rc == Z_BUF_ERROR && z.avail_out == sizeof o)
+                break;
+        }
+    }
+    int rerr = ferror(f);
+    fclose(f);
+    inflateEnd(&z);
+    luaL_Buffer text;
+    luaL_buffinit(L, &text);
+    const unsigned char *p = (const unsigned char *)out.p;
+    size_t at = 0;
+    while (!bad && at + 32 <= out.n) {
+        uint32_t dd = (uint32_t)get_le(p + at + 16, 4);
+        int offset = (dd & SAMPLE_OFFSET_BIT) != 0;
+        if (offset && at + 40 > out.n)
+            break;
+        char l[160];
+        int n = text_line(l, sizeof l, get_le(p + at, 8), get_le(p + at + 8, 8),
+                          dd & ~SAMPLE_OFFSET_BIT, get_le(p + at + 24, 8), offset,
+                          offset ? get_le(p + at + 32, 8) : 0, (unsigned)get_le(p + at + 20, 2));
+        luaL_addlstring(&text, l, (size_t)n);
+        at += offset ? 40 : 32;
+    }
+    free(out.p);
+    luaL_pushresult(&text);
+    if (bad || rerr || at != out.n) {
+        lua_pushnil(L);
+        lua_pushfstring(L, "%s: %s", path, rerr ? "read error" : bad == 2 ? "out of memory" :
+                        "not a compressed fio log");
+        return 2;
+    }
+    return 1;
+#else
+    lua_pushnil(L);
+    lua_pushfstring(L, "%s: this build has no zlib: compressed logs are not read", path);
+    return 2;
+#endif
+}
+
+static int l_have_zlib(lua_State *L)
+{
+#ifdef LB_HAVE_ZLIB
+    lua_pushboolean(L, 1);
+#else
+    lua_pushboolean(L, 0);
+#endif
+    return 1;
+}
+
+void lb_iolog_open(lua_State *L)
+{
+    lua_pushcfunction(L, l_inflate);
+    lua_setfield(L, -2, "inflate");
+    lua_pushcfunction(L, l_have_zlib);
+    lua_setfield(L, -2, "have_zlib");
+}
