@@ -15,7 +15,16 @@ local r = lb.run{name = "m", ioengine = "null", rw = "randread", bs = "4k",
                  size = ({"2m", "1m", "256k"})[lb.rank + 1], null_lat = lat}
 assert(lb.size == 3 and #r.hosts == 3, "three host rows")
 local ios, bytes = 0, 0
-for _, h in ipairs(r.hosts) do ios = ios + h.ios; bytes = bytes + h.bytes end
+for _, h in ipairs(r.hosts) do ios = ios + h.total_ios; bytes = bytes + h.io_bytes end
+-- a host row reads as a result does: the same names
+assert(r.hosts[1].total_ios and r.hosts[1].io_bytes and r.hosts[1].iops and r.hosts[1].bw_bytes,
+       "host rows carry total_ios, io_bytes, iops, bw_bytes")
+assert(r.hosts[1].ios == nil and r.hosts[1].bytes == nil, "no other names for the same counts")
+-- the ranks started together: the spread is reported and bounded by what it measures
+assert(r.start_spread_s >= 0 and r.start_spread_s < 1, "start spread " .. tostring(r.start_spread_s))
+local latest = 0
+for _, h in ipairs(r.hosts) do latest = math.max(latest, h.start_s) end
+assert(latest == r.start_spread_s, "the spread is the last start after the first")
 assert(ios == r.read.total_ios, "merged ios " .. r.read.total_ios .. " = sum of rows " .. ios)
 assert(bytes == r.read.io_bytes, "merged bytes = sum of rows")
 assert(r.read.total_ios == 512 + 256 + 64, "exact total")
