@@ -199,7 +199,7 @@ static void push_result(lua_State *L, struct lb_run *run, int opts, int ivs_tab,
     struct lb_ivs ivs = run_ivs(L, run);
     int anchor = lua_gettop(L);
     struct lb_cluster cl;
-    int cluster = lb_mpi_size() > 1;
+    int cluster = lb_mpi_size() > 1 && !lb_mpi_solo();
     double merge_s = 0, spread_s = 0;
     if (cluster) {
         double t0 = lb_clock_mono_ns() / 1e9;

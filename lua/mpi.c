@@ -35,6 +35,7 @@
 #endif
 
 static int mpi_on;            /* MPI_Init was called */
+static int mpi_solo;          /* inside lb.solo: this rank runs alone */
 static int mpi_rank, mpi_size = 1;
 static char mpi_host[64];     /* this rank's hostname */
 
@@ -298,6 +299,7 @@ void lb_mpi_finalize(void)
 }
 
 int lb_mpi_rank(void) { return mpi_rank; }
+int lb_mpi_solo(void) { return mpi_solo > 0; }
 int lb_mpi_size(void) { return mpi_size; }
 
 int lb_mpi_barrier(void)
@@ -392,6 +394,10 @@ static int64_t real_ns(void)
 
 int lb_mpi_start_together(int64_t *start_ns)
 {
+    if (mpi_solo) {
+        *start_ns = real_ns();
+        return 0;
+    }
     int rc = lb_mpi_barrier();
     int64_t at = real_ns() + START_MARGIN_NS;
 #ifdef LB_HAVE_MPI
@@ -516,8 +522,30 @@ static int coll_raise(lua_State *L, const char *what, int rc)
     return luaL_error(L, "%s: %s", what, coll_error(rc));
 }
 
+/* lb.solo(fn, ...): fn's results; inside it lb.run is this rank's alone
+ * (no start together, no merge), as when one rank lays out files while
+ * the others wait; the collectives are refused there. */
+static int l_solo(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TFUNCTION);
+    int base = 1;
+    mpi_solo++;
+    int status = lua_pcall(L, lua_gettop(L) - 1, LUA_MULTRET, 0);
+    mpi_solo--;
+    if (status != LUA_OK)
+        return lua_error(L);
+    return lua_gettop(L) - base + 1;
+}
+
+static int solo_refuse(lua_State *L, const char *what)
+{
+    return luaL_error(L, "%s: inside lb.solo this rank runs alone: no collective", what);
+}
+
 static int l_barrier(lua_State *L)
 {
+    if (mpi_solo)
+        return solo_refuse(L, "lb.barrier");
     int rc = lb_mpi_barrier();
     if (rc < 0)
         return coll_raise(L, "lb.barrier", rc);
@@ -529,6 +557,8 @@ static int l_allgather(lua_State *L)
 {
     size_t len;
     const char *s = luaL_checklstring(L, 1, &len);
+    if (mpi_solo && mpi_size > 1)
+        return solo_refuse(L, "lb.allgather");
     lua_createtable(L, mpi_size, 0);
 #ifdef LB_HAVE_MPI
     if (mpi_on && mpi_size > 1) {
@@ -577,6 +607,8 @@ static int l_bcast(lua_State *L)
     const char *s = luaL_optlstring(L, 1, "", &len);
     int root = (int)luaL_optinteger(L, 2, 0);
     luaL_argcheck(L, root >= 0 && root < mpi_size, 2, "no such rank");
+    if (mpi_solo && mpi_size > 1)
+        return solo_refuse(L, "lb.bcast");
 #ifdef LB_HAVE_MPI
     if (mpi_on && mpi_size > 1) {
         long long n = (long long)len;
@@ -621,5 +653,7 @@ int lb_mpi_open(lua_State *L)
     lua_setfield(L, -2, "allgather");
     lua_pushcfunction(L, l_bcast);
     lua_setfield(L, -2, "bcast");
+    lua_pushcfunction(L, l_solo);
+    lua_setfield(L, -2, "solo");
     return 0;
 }

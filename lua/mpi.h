@@ -17,6 +17,8 @@ int lb_mpi_init(int *argc, char ***argv);
 void lb_mpi_finalize(void);
 int lb_mpi_rank(void);
 int lb_mpi_size(void);
+/* Inside lb.solo: lb.run is this rank's alone. */
+int lb_mpi_solo(void);
 /* 0, or -EHOSTDOWN when a rank was held lost (lb_mpi_lost says which),
  * -EIO when MPI failed. */
 int lb_mpi_barrier(void);

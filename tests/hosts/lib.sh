@@ -10,9 +10,7 @@
 #                          in the shared directory, their working directory)
 #                          and the last lines of the Slurm daemons' logs
 #   hosts_data DIR         the data scripts/scaleout.lua files=3 file_size=2m
-#                          reads, laid out beforehand by one process (a
-#                          lay-out inside the ranks' turns does not return
-#                          under MPI today)
+#                          reads, laid out beforehand by one process
 
 hosts_up() {
   # Open MPI leaks in its own components (as in tests/ci_extra.sh): the

@@ -52,6 +52,26 @@ out=$(mpi "$LUABENCH" --quiet "$tmp/err.lua" 2>&1) || rc=$?
 contains "$out" "rank 1" "the message names the rank"
 contains "$out" "broken on rank one" "the message is the rank's"
 
+# lb.solo: a run of this rank alone while the others wait (a lay-out in turn)
+cat > "$tmp/solo.lua" <<'EOF2'
+for r = 0, lb.size - 1 do
+  if lb.rank == r then
+    lb.solo(function()
+      local res = lb.run{name = "s", ioengine = "null", rw = "read", bs = "4k", size = (r + 1) .. "m"}
+      assert(res.hosts == nil and res.read.total_ios == 256 * (r + 1), "this rank's own result")
+      local ok, err = pcall(lb.barrier)
+      assert(not ok and err:find("inside lb.solo"), "no collective inside lb.solo")
+    end)
+  end
+  lb.barrier()
+end
+local res = lb.run{name = "c", ioengine = "null", rw = "read", bs = "4k", size = "1m"}
+assert(#res.hosts == 3 and res.read.total_ios == 768, "a cluster run again after lb.solo")
+if lb.rank == 0 then print("solo ok") end
+EOF2
+out=$(mpi "$LUABENCH" --quiet "$tmp/solo.lua" 2>&1) || fail "lb.solo: $out"
+contains "$out" "solo ok" "runs of one rank alone, then of all"
+
 printf 'local mpi = require "luabench.mpi"\nlocal v = mpi.phase("one", function() return lb.rank + 42 end)\nassert(v == 42)\nlocal _, lead = mpi.host_ranks()\nlocal n = 0\nfor _, x in ipairs(lb.allgather(lead and "1" or "0")) do n = n + tonumber(x) end\nassert(n == mpi.hosts(), "one leader per host")\n' > "$tmp/phase.lua"
 mpi "$LUABENCH" --quiet "$tmp/phase.lua" >/dev/null 2>&1 || fail "phases"
 
