@@ -163,14 +163,16 @@ static void push_hosts(lua_State *L, const struct lb_cluster *c)
         lua_pushstring(L, h->host);
         lua_setfield(L, -2, "hostname");
         lb_set_int(L, "rank", (uint64_t)h->rank);
-        lb_set_int(L, "bytes", h->bytes);
-        lb_set_int(L, "ios", h->ios);
+        lb_set_int(L, "io_bytes", h->bytes);
+        lb_set_int(L, "total_ios", h->ios);
         lua_pushnumber(L, secs > 0 ? h->ios / secs : 0);
         lua_setfield(L, -2, "iops");
         lua_pushnumber(L, secs > 0 ? h->bytes / secs : 0);
         lua_setfield(L, -2, "bw_bytes");
         lb_set_int(L, "p99_ns", h->p99_ns);
         lb_set_int(L, "runtime_ns", h->runtime_ns);
+        lua_pushnumber(L, h->start_ns / 1e9);
+        lua_setfield(L, -2, "start_s");    /* its start after the first rank's */
         lua_rawseti(L, -2, i + 1);
     }
 }
@@ -187,23 +189,25 @@ static struct lb_ivs run_ivs(lua_State *L, const struct lb_run *run)
 
 /* The result table: the run's total (or, under MPI, the cluster's), with
  * per-job and per-clone tables beside it. */
-static void push_result(lua_State *L, struct lb_run *run, int opts, int ivs_tab)
+static void push_result(lua_State *L, struct lb_run *run, int opts, int ivs_tab,
+                        int64_t start_ns)
 {
     size_t nj = lb_run_njobs(run);
     const struct lb_job *j0 = lb_run_job(run, 0);
     struct lb_ivs ivs = run_ivs(L, run);
     int anchor = lua_gettop(L);
     struct lb_cluster cl;
-    int cluster = lb_mpi_size() > 1;
-    double merge_s = 0;
+    int cluster = lb_mpi_size() > 1 && !lb_mpi_solo();
+    double merge_s = 0, spread_s = 0;
     if (cluster) {
         double t0 = lb_clock_mono_ns() / 1e9;
-        int rc = lb_mpi_cluster(lb_run_total(run), &ivs, &cl);
+        int rc = lb_mpi_cluster(lb_run_total(run), &ivs, start_ns, &cl);
         merge_s = lb_clock_mono_ns() / 1e9 - t0;
         if (rc < 0) {
             lb_cluster_free(&cl);
-            luaL_error(L, "lb.run: merging the ranks' results failed: %s", strerror(-rc));
+            luaL_error(L, "lb.run: merging the ranks' results failed: %s", lb_mpi_error(rc));
         }
+        spread_s = cl.start_spread_ns / 1e9;
         struct lb_ivs civs = {cl.ivp, cl.niv};
         lb_push_stats(L, &cl.total, j0->name, &civs);
         push_hosts(L, &cl);
@@ -228,6 +232,8 @@ static void push_result(lua_State *L, struct lb_run *run, int opts, int ivs_tab)
     if (cluster) {
         lua_pushnumber(L, merge_s);
         lua_setfield(L, res, "merge_s");     /* time the ranks' merge took */
+        lua_pushnumber(L, spread_s);
+        lua_setfield(L, res, "start_spread_s");  /* last rank's start after the first's */
     }
     lua_pushnumber(L, lb_run_elapsed_ns(run) / 1e9);
     lua_setfield(L, res, "elapsed");
@@ -298,7 +304,9 @@ static int l_run(lua_State *L)
     if (lb_run_note(g->run) && !lb_host.quiet)
         fprintf(stderr, "luabench: note: %s\n", lb_run_note(g->run));
     g->started = 1;
-    lb_mpi_barrier();                 /* every rank starts the timed phase together */
+    int64_t start_ns = 0;             /* every rank starts the timed phase together */
+    if ((rc = lb_mpi_start_together(&start_ns)) < 0)
+        return luaL_error(L, "lb.run: %s", lb_mpi_error(rc));
     if (iolog)
         lb_iolog_start(iolog);
     rc = lb_run_start(g->run);
@@ -311,7 +319,7 @@ static int l_run(lua_State *L)
         return run_failed(L, g->run, rc);
     if (iolog)
         lb_iolog_write(L, iolog, 7);
-    push_result(L, g->run, 3, 5);
+    push_result(L, g->run, 3, 5, start_ns);
     lb_run_free(g->run);
     g->run = NULL;
     return 1;

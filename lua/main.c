@@ -405,19 +405,29 @@ static int parse_args(lua_State *L, int argc, char **argv, struct cmdline *cl)
     return GO_ON;
 }
 
-/* A build without MPI refuses to be one of several ranks. */
+/* A build without MPI refuses to be one of several ranks, and so does a
+ * task of srun started without an MPI plugin (srun --mpi=none): each of
+ * its tasks would run alone, as N unrelated runs on one storage. */
 static void reject_mpi_launch(lua_State *L)
 {
-#ifndef LB_HAVE_MPI
     const char *v = getenv("OMPI_COMM_WORLD_SIZE");
     if (!v)
         v = getenv("PMI_SIZE");
+#ifndef LB_HAVE_MPI
     if (v && atoi(v) > 1)
         lb_usage_error(L, "started by mpirun, but this build has no MPI support "
                        "(install libopenmpi-dev and rebuild)");
-#else
-    (void)L;
 #endif
+    const char *tasks = getenv("SLURM_STEP_NUM_TASKS");
+    if (!v && !getenv("PMIX_RANK") && !getenv("PMI_RANK") && tasks && atoi(tasks) > 1)
+        lb_usage_error(L, "started by srun as one of %d tasks, but without MPI between them "
+                       "(srun --mpi=none?): start it with srun --mpi=pmix%s", atoi(tasks),
+#ifdef LB_HAVE_MPI
+                       ""
+#else
+                       ", from a build with MPI support (install libopenmpi-dev and rebuild)"
+#endif
+                       );
 }
 
 /* MPI (under a launcher), the clock and the signal handlers; GO_ON, or

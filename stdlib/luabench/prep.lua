@@ -99,7 +99,9 @@ local function write_batch(batch, size, o, line, done_before)
       return false
     end
   end
-  local ok, err = pcall(progress.own_run, spec)
+  -- a lay-out is this rank's own (the ranks lay out in turn): no
+  -- collectives with ranks that are not running it
+  local ok, err = pcall(lb.solo or function(f, ...) return f(...) end, progress.own_run, spec)
   if not ok then
     error("prep: " .. tostring(err):gsub("^[^:\n]*:%d+: ", ""), 4)
   end

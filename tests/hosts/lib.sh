@@ -5,10 +5,12 @@
 #                          exit; sets tmp, bed (their state) and share (an
 #                          empty shared directory); skips where they cannot
 #                          be made, or without root, mpirun, python3 or MPI
+#   hosts_why              what to show beside a failed launch: the stack of
+#                          every rank that dumped core (the ranks' cores land
+#                          in the shared directory, their working directory)
+#                          and the last lines of the Slurm daemons' logs
 #   hosts_data DIR         the data scripts/scaleout.lua files=3 file_size=2m
-#                          reads, laid out beforehand by one process (a
-#                          lay-out inside the ranks' turns does not return
-#                          under MPI today)
+#                          reads, laid out beforehand by one process
 
 hosts_up() {
   # Open MPI leaks in its own components (as in tests/ci_extra.sh): the
@@ -31,6 +33,27 @@ hosts_up() {
   [ "$rc" -ne 77 ] || skip "$1: the hosts cannot be made here (the line above says why)"
   [ "$rc" -eq 0 ] || fail "$1: the hosts could not be made"
   mkdir -p "$share"
+  # a rank that crashes leaves its stack for hosts_why (the launchers pass
+  # the limit on to the ranks)
+  ulimit -c unlimited 2>/dev/null || true
+}
+
+hosts_why() {
+  local c f
+  for c in $(find "$share" -maxdepth 2 -name 'core*' -type f 2>/dev/null); do
+    echo "--- $c:"
+    if command -v gdb >/dev/null; then
+      gdb -q -batch -ex 'info threads' -ex 'thread apply all bt 20' "$LUABENCH" "$c" 2>&1 |
+        grep -vE '^\[New LWP|^warning:' | head -n 80
+    else
+      echo "(no gdb to read it)"
+    fi
+  done
+  for f in "$bed"/slurm/log/*.log; do
+    [ -f "$f" ] || continue
+    echo "--- ${f##*/}:"
+    grep -ivE 'debug|sched:' "$f" | tail -n 8
+  done
 }
 
 hosts_data() {

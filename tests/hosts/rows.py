@@ -1,7 +1,7 @@
 """Checks the result tests/hosts/who.lua wrote: one host row per rank with
 N distinct hostnames lbhost1..N, rows that add up to the cluster's I/Os and
 bytes, and each row's bytes equal to its file's size on the shared
-directory.  Host rows name their counts ios and bytes today.
+directory.  Host rows name their counts as a result does (total_ios, io_bytes).
 
     python3 rows.py RESULT.json SHARED_DIR N [OTHER_RESULT.json]
 
@@ -18,18 +18,18 @@ def check(path, share, n):
     names = sorted(h["hostname"] for h in rows)
     assert names == ["lbhost%d" % i for i in range(1, n + 1)], names
     assert sorted(h["rank"] for h in rows) == list(range(n)), rows
-    assert sum(h["ios"] for h in rows) == d["total_ios"], (rows, d["total_ios"])
-    assert sum(h["bytes"] for h in rows) == d["io_bytes"], (rows, d["io_bytes"])
+    assert sum(h["total_ios"] for h in rows) == d["total_ios"], (rows, d["total_ios"])
+    assert sum(h["io_bytes"] for h in rows) == d["io_bytes"], (rows, d["io_bytes"])
     assert d["io_bytes"] == sum(range(1, n + 1)) << 20, d["io_bytes"]
     for h in rows:
         on_disk = os.path.getsize(os.path.join(share, "w." + h["hostname"]))
-        assert h["bytes"] == on_disk == (h["rank"] + 1) << 20, (h, on_disk)
+        assert h["io_bytes"] == on_disk == (h["rank"] + 1) << 20, (h, on_disk)
     return d
 
 
 def merged(d):
     """What two launchers must agree on: the totals and the rows' counts."""
-    rows = sorted((h["rank"], h["hostname"], h["ios"], h["bytes"]) for h in d["hosts"])
+    rows = sorted((h["rank"], h["hostname"], h["total_ios"], h["io_bytes"]) for h in d["hosts"])
     return d["total_ios"], d["io_bytes"], rows
 
 

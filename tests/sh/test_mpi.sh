@@ -17,7 +17,16 @@ local r = lb.run{name = "m", ioengine = "null", rw = "randread", bs = "4k",
                  size = ({"2m", "1m", "128k"})[lb.rank + 1], null_lat = lat}
 assert(lb.size == 3 and #r.hosts == 3, "three host rows")
 local ios, bytes = 0, 0
-for _, h in ipairs(r.hosts) do ios = ios + h.ios; bytes = bytes + h.bytes end
+for _, h in ipairs(r.hosts) do ios = ios + h.total_ios; bytes = bytes + h.io_bytes end
+-- a host row reads as a result does: the same names
+assert(r.hosts[1].total_ios and r.hosts[1].io_bytes and r.hosts[1].iops and r.hosts[1].bw_bytes,
+       "host rows carry total_ios, io_bytes, iops, bw_bytes")
+assert(r.hosts[1].ios == nil and r.hosts[1].bytes == nil, "no other names for the same counts")
+-- the ranks started together: the spread is reported and bounded by what it measures
+assert(r.start_spread_s >= 0 and r.start_spread_s < 1, "start spread " .. tostring(r.start_spread_s))
+local latest = 0
+for _, h in ipairs(r.hosts) do latest = math.max(latest, h.start_s) end
+assert(latest == r.start_spread_s, "the spread is the last start after the first")
 assert(ios == r.read.total_ios, "merged ios " .. r.read.total_ios .. " = sum of rows " .. ios)
 assert(bytes == r.read.io_bytes, "merged bytes = sum of rows")
 assert(r.read.total_ios == 512 + 256 + 32, "exact total")
@@ -44,6 +53,26 @@ out=$(mpi "$LUABENCH" --quiet "$tmp/err.lua" 2>&1) || rc=$?
 [ $(( $(date +%s) - start )) -lt 30 ] || fail "error on rank 1 took too long to end the run"
 contains "$out" "rank 1" "the message names the rank"
 contains "$out" "broken on rank one" "the message is the rank's"
+
+# lb.solo: a run of this rank alone while the others wait (a lay-out in turn)
+cat > "$tmp/solo.lua" <<'EOF2'
+for r = 0, lb.size - 1 do
+  if lb.rank == r then
+    lb.solo(function()
+      local res = lb.run{name = "s", ioengine = "null", rw = "read", bs = "4k", size = (r + 1) .. "m"}
+      assert(res.hosts == nil and res.read.total_ios == 256 * (r + 1), "this rank's own result")
+      local ok, err = pcall(lb.barrier)
+      assert(not ok and err:find("inside lb.solo"), "no collective inside lb.solo")
+    end)
+  end
+  lb.barrier()
+end
+local res = lb.run{name = "c", ioengine = "null", rw = "read", bs = "4k", size = "1m"}
+assert(#res.hosts == 3 and res.read.total_ios == 768, "a cluster run again after lb.solo")
+if lb.rank == 0 then print("solo ok") end
+EOF2
+out=$(mpi "$LUABENCH" --quiet "$tmp/solo.lua" 2>&1) || fail "lb.solo: $out"
+contains "$out" "solo ok" "runs of one rank alone, then of all"
 
 printf 'local mpi = require "luabench.mpi"\nlocal v = mpi.phase("one", function() return lb.rank + 42 end)\nassert(v == 42)\nlocal _, lead = mpi.host_ranks()\nlocal n = 0\nfor _, x in ipairs(lb.allgather(lead and "1" or "0")) do n = n + tonumber(x) end\nassert(n == mpi.hosts(), "one leader per host")\n' > "$tmp/phase.lua"
 mpi "$LUABENCH" --quiet "$tmp/phase.lua" >/dev/null 2>&1 || fail "phases"
