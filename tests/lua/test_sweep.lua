@@ -117,14 +117,17 @@ check(sw.peak ~= nil and sw.knee == nil and sw.stopped_by == nil, "no rule: a pe
 -- above the scheduler's time slice makes that delay small next to the
 -- designed one, and a 10% gain bound absorbs what remains.  With a few
 -- dozen I/Os per thread p99 is nearly the maximum, and one descheduled I/O
--- can double it: p99_growth = 3 leaves the knee to the bandwidth plateau.
+-- can multiply it (4.5x seen under ThreadSanitizer on a loaded machine): the
+-- knee is left to the bandwidth plateau (no p99 bound), and the latency's
+-- growth is checked on the median and the mean, which one late I/O does
+-- not move.
 local lat = args and args.null_lat or "20ms"
 sw = sweep.run{
   base = {name = "knee", engine = "null", rw = "randread", bs = "4k", size = "1g",
           time_based = true, runtime = args and args.runtime or "1s", null_lat = lat,
           null_knee = 4},
   vary = {{"numjobs", {1, 2, 4, 8, 16}}},
-  stop = sweep.knee{bw_gain = 0.10, p99_growth = 3.0},
+  stop = sweep.knee{bw_gain = 0.10, p99_growth = math.huge},
   progress = false,
 }
 local report = require "luabench.report"
@@ -135,6 +138,6 @@ check(#sw.points == 4 and sw.points[4].params.numjobs == 8, "the sweep went on a
 check(sw.stopped_by and sw.stopped_by:find("^knee: numjobs 4 %-> 8"), "stopped_by: %s", tostring(sw.stopped_by))
 local p = {}
 for _, x in ipairs(sw.points) do p[x.params.numjobs] = x.values end
-check(p[8].p99 > 1.3 * p[4].p99 and p[8].lat_mean > 1.6 * p[4].lat_mean,
+check(p[8].p50 > 1.6 * p[4].p50 and p[8].lat_mean > 1.6 * p[4].lat_mean,
       "latency did not grow from 4 to 8 threads:%s", msg)
 check(p[4].bw > 1.5 * p[1].bw, "bandwidth did not scale from 1 to 4 threads:%s", msg)
