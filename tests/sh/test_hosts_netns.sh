@@ -17,8 +17,8 @@ run() { timeout -k 10 120 bash "$LB_SRC/tests/hosts/netns.sh" mpirun "$bed" -np 
 rx() { bed_exec "$bed" "$1" awk '$1 == "eth0:" { print $2 }' /proc/net/dev; }
 
 before=$(rx 2)
-out=$(cd "$share" && run "$LUABENCH" --quiet "$LB_SRC/tests/hosts/who.lua" dir="$share" \
-        out="$share/who.json" 2>&1) || fail "mpirun over three hosts: $out $(hosts_why)"
+out=$(cd "$share" && hosts_launch run "$LUABENCH" --quiet "$LB_SRC/tests/hosts/who.lua" dir="$share" \
+        out="$share/who.json") || fail "mpirun over three hosts: $out $(hosts_why)"
 for i in 0 1 2; do
   contains "$out" "rank $i of 3 on lbhost$((i + 1))" "rank $i runs on its own host"
 done
@@ -28,8 +28,8 @@ python3 "$LB_SRC/tests/hosts/rows.py" "$share/who.json" "$share" 3 || fail "host
 so=(files=3 file_size=2m runtime=0.3 numjobs_shared=1,2 numjobs_independent=1 drop=files
     cache=none workers=1 dir="$share/data")
 # the data is laid out by the ranks in turn inside the script (a run of one rank alone)
-out=$(cd "$share" && run "$LUABENCH" --quiet "$LB_SRC/scripts/scaleout.lua" "${so[@]}" \
-        out="$share/c3" 2>&1) || fail "scaleout over three hosts: $out $(hosts_why)"
+out=$(cd "$share" && hosts_launch run "$LUABENCH" --quiet "$LB_SRC/scripts/scaleout.lua" "${so[@]}" \
+        out="$share/c3") || fail "scaleout over three hosts: $out $(hosts_why)"
 [ "$(grep -c '^| 1W/3C' <<<"$out")" -eq 1 ] || fail "one cluster row in the peak table: $out"
 python3 - "$share/c3.json" <<'EOF' || fail "scaleout cluster JSON"
 import json, sys

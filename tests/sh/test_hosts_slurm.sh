@@ -18,13 +18,13 @@ lim() { timeout -k 10 120 "$@"; }
 who() { echo "$LUABENCH" --quiet "$LB_SRC/tests/hosts/who.lua" dir="$share/$1" out="$share/$1.json"; }
 
 # shellcheck disable=SC2046
-out=$(cd "$share" && lim bash "$LB_SRC/tests/hosts/slurm.sh" srun "$bed" -n 3 $(who srun) 2>&1) ||
+out=$(cd "$share" && hosts_launch lim bash "$LB_SRC/tests/hosts/slurm.sh" srun "$bed" -n 3 $(who srun)) ||
   fail "srun -n 3: $out $(hosts_why)"
 for i in 0 1 2; do
   contains "$out" "rank $i of 3 on lbhost$((i + 1))" "task $i runs on its own host"
 done
 # shellcheck disable=SC2046
-out=$(cd "$share" && lim bash "$LB_SRC/tests/hosts/netns.sh" mpirun "$bed" -np 3 $(who mpirun) 2>&1) ||
+out=$(cd "$share" && hosts_launch lim bash "$LB_SRC/tests/hosts/netns.sh" mpirun "$bed" -np 3 $(who mpirun)) ||
   fail "mpirun on the Slurm hosts: $out $(hosts_why)"
 python3 "$LB_SRC/tests/hosts/rows.py" "$share/mpirun.json" "$share/mpirun" 3 || fail "mpirun rows"
 python3 "$LB_SRC/tests/hosts/rows.py" "$share/srun.json" "$share/srun" 3 "$share/mpirun.json" ||
@@ -41,9 +41,9 @@ out=$(cd "$share" && lim bash "$LB_SRC/tests/hosts/slurm.sh" srun "$bed" --mpi=n
 
 # The README's line, small: srun --mpi=pmix -N ... --ntasks-per-node=1 luabench scripts/scaleout.lua
 hosts_data "$share/data"
-out=$(cd "$share" && lim bash "$LB_SRC/tests/hosts/slurm.sh" srun "$bed" --mpi=pmix -N 3 --ntasks-per-node=1 \
+out=$(cd "$share" && hosts_launch lim bash "$LB_SRC/tests/hosts/slurm.sh" srun "$bed" --mpi=pmix -N 3 --ntasks-per-node=1 \
         "$LUABENCH" --quiet "$LB_SRC/scripts/scaleout.lua" dir="$share/data" workers=3 files=3 \
-        file_size=2m runtime=0.3 numjobs_shared=1,2 numjobs_independent=1 drop=files cache=none 2>&1) ||
+        file_size=2m runtime=0.3 numjobs_shared=1,2 numjobs_independent=1 drop=files cache=none) ||
   fail "the README's srun line: $out $(hosts_why)"
 [ "$(grep -c '^| 3W/3C |' <<<"$out")" -eq 1 ] || fail "one 3W/3C row in the peak table: $out"
 contains "$out" "headline: " "the cluster's headline"
