@@ -20,6 +20,7 @@
  * per clone) or path = P (every clone), offset = bool, compress = bool}.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +39,8 @@
 #include "run.h"
 #include "host.h"
 #include "iolog.h"
+#include "files.h"
+#include "sys.h"
 
 #define IOLOG_MT "lb.iolog"
 #define CHUNK 65536
@@ -296,7 +299,7 @@ static int put(FILE *f, const struct buf *b, int compress, const char **why)
 /* One file: paths[c] for clone c, or every clone into path. */
 static int write_one(lua_State *L, const struct lb_iolog *g, size_t j, const char *kind,
                      const char *path, unsigned c0, unsigned c1, int offset, int compress,
-                     const char *mode)
+                     int append, bool allow)
 {
     struct buf b = {0};
     for (unsigned c = c0; c < c1; c++)
@@ -304,18 +307,28 @@ static int write_one(lua_State *L, const struct lb_iolog *g, size_t j, const cha
             free(b.p);
             return luaL_error(L, "cannot write log %s: out of memory", path);
         }
-    if (lb_host.readonly) {
+    /* as every result file: a user's file is not replaced unless allowed,
+     * and nothing is written through a link */
+    int rc = append ? 0 : lb_replace_allowed(path, allow);
+    if (rc == -EPERM) {
         free(b.p);
-        return luaL_error(L, "cannot write log %s: --readonly", path);
+        return luaL_error(L, "refusing to replace %s: not created by luabench (use "
+                          "--allow-overwrite)", path);
     }
-    FILE *f = fopen(path, mode);
+    int fd = rc < 0 ? -1 : open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC |
+                                      (append ? O_APPEND : O_TRUNC), 0666);
+    FILE *f = fd < 0 ? NULL : fdopen(fd, append ? "a" : "w");
     const char *why = NULL;
-    int e = 0;
+    int e = rc < 0 ? -rc : 0;
     if (!f) {
-        e = errno;
+        e = e ? e : errno;
+        if (fd >= 0)
+            close(fd);
     } else {
         if (put(f, &b, compress, &why) < 0)
             e = errno ? errno : EIO;
+        if (!e && !append)
+            lb_file_mark(fd, path);
         if (fclose(f) != 0 && !e)
             e = errno;
     }
@@ -341,6 +354,8 @@ void lb_iolog_write(lua_State *L, struct lb_iolog *g, int ud)
         int offset = lua_toboolean(L, -1);
         lua_getfield(L, e, "compress");
         int compress = lua_toboolean(L, -1);
+        lua_getfield(L, e, "allow");
+        bool allow = lua_toboolean(L, -1);
         for (size_t c = 0; c < g->nclones[j]; c++)
             if (g->s[j][c].lost)
                 luaL_error(L, "the I/O log of job %d lost entries: out of memory", (int)j + 1);
@@ -355,10 +370,10 @@ void lb_iolog_write(lua_State *L, struct lb_iolog *g, int ud)
             }
             const char *path = luaL_checkstring(L, -1);
             lua_getfield(L, seen, path);
-            const char *mode = lua_toboolean(L, -1) ? "a" : "w";
+            int append = lua_toboolean(L, -1);
             lua_pop(L, 1);
             write_one(L, g, j, kind, path, one ? 0 : c, one ? g->nclones[j] : c + 1,
-                      offset, compress, mode);
+                      offset, compress, append, allow);
             lua_pushboolean(L, 1);
             lua_setfield(L, seen, path);
         }

@@ -162,9 +162,7 @@ static int fsync_dir(const char *dir)
     return rc;
 }
 
-/* Whether path may be replaced: missing, or a regular file of ours, or
- * allow (the caller's allow_overwrite, or --allow-overwrite). */
-static int replace_allowed(const char *path, bool allow)
+int lb_replace_allowed(const char *path, bool allow)
 {
     struct stat st;
 
@@ -193,7 +191,7 @@ static int s_write_atomic(lua_State *L)
         return luaL_argerror(L, 1, "the path holds a NUL byte");
     if (snprintf(tmp, sizeof tmp, "%s.XXXXXX", path) >= (int)sizeof tmp)
         return lb_pushresult(L, -ENAMETOOLONG, path);
-    int rc = replace_allowed(path, allow);
+    int rc = lb_replace_allowed(path, allow);
     if (rc == -EPERM) {
         lua_pushnil(L);
         lua_pushfstring(L, "refusing to replace %s: not created by luabench (use "

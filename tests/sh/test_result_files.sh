@@ -18,6 +18,15 @@ expect_exit 1 "refusing to replace out.json: not created by luabench" \
 expect_exit 1 "refusing to replace x_bw.1.log: not created by luabench" \
   "$LUABENCH" fio --name=x --ioengine=null --size=1m --write_bw_log=x --log_avg_msec=100
 [ "$(sha256sum < x_bw.1.log)" = "$sum" ] || fail "write_bw_log truncated a user's file"
+# the same for a log of one line per I/O (no log_avg_msec), and through a link
+expect_exit 1 "refusing to replace x_bw.1.log: not created by luabench" \
+  "$LUABENCH" fio --name=x --ioengine=null --size=1m --write_bw_log=x
+[ "$(sha256sum < x_bw.1.log)" = "$sum" ] || fail "a per-I/O write_bw_log truncated a user's file"
+ln -s precious y_bw.1.log
+expect_exit 1 "refusing to replace y_bw.1.log" \
+  "$LUABENCH" fio --name=y --ioengine=null --size=1m --write_bw_log=y
+[ "$(sha256sum < precious)" = "$psum" ] || fail "a per-I/O log was written through a link"
+rm y_bw.1.log
 ln -s precious link.json
 expect_exit 1 "refusing to replace link.json" \
   "$LUABENCH" fio --name=x --ioengine=null --size=1m --output=link.json
@@ -31,7 +40,10 @@ rm -f out.json x_bw.1.log
 for i in 1 2; do
   expect_exit 0 "" "$LUABENCH" fio --name=x --ioengine=null --size=1m --output=out.json \
     --output-format=json --write_bw_log=x --log_avg_msec=100
+  expect_exit 0 "" "$LUABENCH" fio --name=z --ioengine=null --size=64k --write_bw_log=z
 done
+[ "$(wc -l < z_bw.1.log)" -eq 16 ] || fail "z_bw.1.log: one line per I/O, 16 of them: $(wc -l < z_bw.1.log)"
+rm z_bw.1.log
 grep -q '"jobname"' out.json || fail "out.json holds no result"
 [ -s x_bw.1.log ] || fail "x_bw.1.log is empty"
 # allowed

@@ -125,7 +125,8 @@ function L.io_logs(job, j, thread)
   for _, key in ipairs{"write_bw_log", "write_iops_log", "write_lat_log"} do
     if job[key] then
       for _, kind in ipairs(PER_IO[key]) do
-        local e = {job = j, kind = kind, offset = P.truthy(job.log_offset), compress = compress}
+        local e = {job = j, kind = kind, offset = P.truthy(job.log_offset), compress = compress,
+                   allow = P.truthy(job.allow_overwrite)}
         if job.per_job_logs and not P.truthy(job.per_job_logs) then
           e.path = log_name(job, key, kind) .. suffix
         else
