@@ -400,6 +400,23 @@ static int l_is_ours(lua_State *L)
 }
 
 /* lb.interrupted() -> boolean [, the signal's name ("SIGINT")] */
+/* lb.usage_error(msg [, level]): raises msg as bad input (the host prints
+ * it as one line and exits 2); level as error()'s (1 by default, 0: no
+ * position). */
+static int l_usage_error(lua_State *L)
+{
+    const char *msg = luaL_checkstring(L, 1);
+    int level = (int)luaL_optinteger(L, 2, 1);
+    if (level > 0) {
+        luaL_where(L, level);
+        lua_pushstring(L, msg);
+        lua_concat(L, 2);
+    } else {
+        lua_pushstring(L, msg);
+    }
+    return lb_usage_raise(L);
+}
+
 static int l_interrupted(lua_State *L)
 {
     int sig = lb_host.signal;
@@ -422,7 +439,8 @@ static int l_fail(lua_State *L)
 static const luaL_Reg lb_funcs[] = {
     {"run", l_run}, {"now", l_now}, {"sleep", l_sleep}, {"clock", l_clock},
     {"engines", l_engines},
-    {"interrupted", l_interrupted}, {"fail", l_fail}, {"remove", l_remove}, {"is_ours", l_is_ours},
+    {"usage_error", l_usage_error}, {"interrupted", l_interrupted}, {"fail", l_fail},
+    {"remove", l_remove}, {"is_ours", l_is_ours},
     {NULL, NULL},
 };
 

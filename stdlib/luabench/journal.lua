@@ -143,9 +143,7 @@ end
 
 -- Bad input as the host knows it: one line, exit 2.
 local function default_usage(fmt, ...)
-  local msg = string.format(fmt, ...)
-  debug.getregistry()["luabench.usage"] = msg
-  error(msg, 0)
+  lb.usage_error(string.format(fmt, ...), 0)
 end
 
 --[[ journal.open{path=, resume=, define=, what=, usage=} -> journal.  With

@@ -59,11 +59,11 @@ function M.rank0()
   return (lb.rank or 0) == 0
 end
 
--- Prints one line on stderr and exits 2 (bad input).
+-- Bad input: raises the message through the host's channel, which prints
+-- it as one line, "luabench: NAME: message", and exits 2 (under MPI it
+-- ends every rank).
 function M.usage_error(fmt, ...)
-  io.stderr:write(prefix() .. string.format(fmt, ...) .. "\n")
-  io.stderr:flush()
-  os.exit(2, true)
+  lb.usage_error(prefix():gsub("^luabench: ", "") .. string.format(fmt, ...), 0)
 end
 
 -- "note: ..." on stderr (rank 0, not with --quiet).

@@ -277,8 +277,7 @@ local function new_state(o)
   local on_error = o.on_error or "stop"
   if on_error ~= "stop" and on_error ~= "skip" then
     local msg = "sweep: on_error must be 'stop' or 'skip', not '" .. tostring(on_error) .. "'"
-    debug.getregistry()["luabench.usage"] = msg       -- bad input: exit 2
-    error(msg, 3)
+    lb.usage_error(msg, 3)                            -- bad input: exit 2
   end
   return {
     name = o.name or "sweep", on_error = on_error, failed = {}, resumed = 0,
