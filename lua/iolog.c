@@ -412,8 +412,10 @@ static int l_inflate(lua_State *L)
                 bad = 2;
                 break;
             }
-            memcpy(out.p + out.n, o, got);
-            out.n += got;
+            if (got) {                  /* out.p is NULL until the first bytes */
+                memcpy(out.p + out.n, o, got);
+                out.n += got;
+            }
             if (rc == Z_STREAM_END) {
                 inflateReset(&z);
             } else if (rc != Z_OK && rc != Z_BUF_ERROR) {

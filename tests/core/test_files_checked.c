@@ -15,7 +15,7 @@ static int open_w(const char *path, const struct lb_file_id *id, char *err)
 
 int main(void)
 {
-    const char *ours, *user, *other;
+    char *ours, *user, *other;
     struct lb_file_id id = { 0 };
     struct stat st;
     uint64_t h_user;
@@ -26,8 +26,8 @@ int main(void)
     ours = strdup(t_path("ours"));
     user = strdup(t_path("user"));
     other = strdup(t_path("other"));
-    if (t_write_file(ours, 8192, 1) || t_write_file(user, 8192, 2) ||
-        t_write_file(other, 8192, 3))
+    if (!ours || !user || !other || t_write_file(ours, 8192, 1) ||
+        t_write_file(user, 8192, 2) || t_write_file(other, 8192, 3))
         return 77;
     h_user = t_file_hash(user);
     fd = open(ours, O_RDWR);
@@ -108,5 +108,8 @@ int main(void)
         CHECK(lb_file_is_ours(user) == 1, "the manifest line is not seen");
     }
     CHECK(t_file_hash(user) == h_user, "the user's file changed");
+    free(ours);
+    free(user);
+    free(other);
     return failures ? 1 : 0;
 }
