@@ -302,6 +302,10 @@ static void uring_prep(const struct uring_priv *p, struct io_uring_sqe *sqe,
     io_uring_sqe_set_data(sqe, io);
 }
 
+/* With SQPOLL the kernel's thread may post an I/O's completion before it
+ * moves the SQ head past its entry: a ring that looks full with nothing in
+ * flight waits for the head (io_uring_sqring_wait), never for a completion
+ * (none is coming); entries of ours not yet submitted are never waited on. */
 static int uring_queue(void *priv, struct lb_io *io)
 {
     struct uring_priv *p = priv;
@@ -318,6 +322,8 @@ static int uring_queue(void *priv, struct lb_io *io)
     if (p->inflight >= p->depth)
         return LB_Q_BUSY;
     sqe = io_uring_get_sqe(&p->ring);
+    if (!sqe && !p->getevents && p->nqueued == 0 && io_uring_sqring_wait(&p->ring) >= 0)
+        sqe = io_uring_get_sqe(&p->ring);   /* SQPOLL: see below */
     if (!sqe)
         return LB_Q_BUSY;
     uring_prep(p, sqe, io);
