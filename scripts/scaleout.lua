@@ -407,7 +407,7 @@ local function all_table(doc)
   local cols = {{key = "mode", title = "mode", unit = ""}, {key = "cache", title = "cache", unit = ""}}
   for _, c in ipairs(COLUMNS) do cols[#cols + 1] = c end
   local rows = {}
-  for _, mode in ipairs(P.modes) do
+  for _, mode in ipairs(modes_of(doc)) do
     for _, r in ipairs(mode_table(doc, mode).rows) do
       r.mode, r.cache = mode, R.state
       rows[#rows + 1] = r
