@@ -418,7 +418,7 @@ local function all_table(doc)
                          gbps = string.format("%.1f", scaleout.gbps(cold.cold_bw_bytes)), mark = ""}
     end
   end
-  return {columns = cols, rows = rows}
+  return {columns = cols, rows = rows, partial = doc.reason}
 end
 
 local function subtitle(doc)
