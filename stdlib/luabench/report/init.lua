@@ -1,6 +1,7 @@
 --[[
 luabench.report: turns results and sweeps into text, tables, Markdown, CSV,
-JSON, SVG charts and HTML pages.  Pure Lua over the result tables lb.run
+JSON, SVG charts (a sweep's lines; one run's latency over time and
+latency histogram: report.timeline, report.histogram) and HTML pages.  Pure Lua over the result tables lb.run
 returns; it measures nothing and never runs I/O.
 
 Everything starts from report.table(x), which any formatter (yours too) can
@@ -46,6 +47,7 @@ local metrics = require "luabench.metric"
 local tbl = require "luabench.report.table"
 local text = require "luabench.report.text"
 local svg = require "luabench.report.svg"
+local latency = require "luabench.report.latency"
 
 local M = {}
 
@@ -56,7 +58,24 @@ for _, k in ipairs({"num", "fmt_iops", "fmt_bw", "fmt_ns", "fmt_s", "fmt_bytes",
 end
 M.table, M.partial = tbl.table, tbl.partial
 M.text, M.text_table, M.markdown = text.text, text.text_table, text.markdown
-M.svg, M.html, M.subtitle = svg.svg, svg.html, svg.subtitle
+M.svg, M.subtitle = svg.svg, svg.subtitle
+M.timeline, M.histogram = latency.timeline, latency.histogram
+
+--[[ report.html(x [, opts]): the page of report.svg.html; for one
+result the chart is its latency over time and its latency histogram. ]]
+function M.html(x, opts)
+  opts = opts or {}
+  if opts.chart == nil and tbl.check_kind(x, 2) == "result" then
+    local o = {}
+    for k, v in pairs(opts) do o[k] = v end
+    local charts = {latency.timeline(x, {subtitle = opts.subtitle, log = opts.log}),
+                    latency.histogram(x, {subtitle = opts.subtitle, latency = opts.latency})}
+    for i, c in ipairs(charts) do charts[i] = c:gsub("^<%?xml[^\n]*\n", "") end
+    o.chart = table.concat(charts)
+    opts = o
+  end
+  return svg.html(x, opts)
+end
 
 local UNITS = metrics.UNITS
 local check_kind = tbl.check_kind

@@ -372,8 +372,9 @@ end
 
 --[[ report.html(x [, opts]): one self-contained page: the subtitle
 (opts.subtitle, else report.subtitle), the table, the chart inline (sweeps
-and lists of results; opts.chart: an SVG to show instead, false for none),
-and the text summary. ]]
+and lists of results; opts.chart: an SVG, or several, to show instead,
+false for none), and the text summary.  report.html of one result shows
+its latency over time and its latency histogram (report.latency). ]]
 function M.html(x, opts)
   opts = opts or {}
   local k = tbl.check_kind(x, 2)
@@ -406,5 +407,8 @@ function M.html(x, opts)
   o[#o + 1] = "</body></html>"
   return table.concat(o, "\n") .. "\n"
 end
+
+-- What the other charts (report.latency) draw with.
+M.parts = {xml = xml, ticks = ticks, log_ticks = log_ticks, COLORS = COLORS, legend = svg_legend}
 
 return M
