@@ -46,7 +46,7 @@ local P = script.params(script.spec({
   {"latency", default = "lat", choices = {"lat", "clat"},
    help = "latency in the tables, JSON and knee: lat (total, as fio's lat) or clat (completion)"},
 }, script.CACHE_PARAMS, {
-  {"out", help = "also write PREFIX.md and PREFIX.json"},
+  {"out", help = "also write PREFIX.json, PREFIX.md, PREFIX.csv, PREFIX.svg and PREFIX.html"},
 }, script.JOURNAL_PARAMS), {about = "The single-node fio tables of the storage guide: sequential and random " ..
              "reads of one file by 1, 32 and 128 threads, in MiB/s and IOPS."})
 
@@ -159,6 +159,24 @@ local function compare(points)
   end
 end
 
+-- Every point in one table (cache, bs, rw, numjobs, then the metrics in
+-- raw units): what the CSV, the chart and the HTML page show.
+local function all_table(points, partial)
+  local k = P.latency == "clat" and "clat_" or ""
+  local cols = {{key = "cache", title = "cache", unit = ""}, {key = "bs", title = "bs", unit = ""},
+                {key = "rw", title = "rw", unit = ""}, {key = "numjobs", title = "numjobs", unit = ""},
+                {key = "iops", title = "IOPS", unit = "1/s"}, {key = "bw", title = "BW", unit = "B/s"},
+                {key = k .. "p50", title = P.latency .. " p50", unit = "ns"},
+                {key = k .. "p99", title = P.latency .. " p99", unit = "ns"}}
+  local rows = {}
+  for _, p in ipairs(points) do
+    rows[#rows + 1] = {cache = p.cache, bs = p.bs, rw = p.rw, numjobs = p.numjobs, iops = p.iops,
+                       bw = p.bw_bytes, [k .. "p50"] = p[P.latency .. "_p50_ns"],
+                       [k .. "p99"] = p[P.latency .. "_p99_ns"]}
+  end
+  return {columns = cols, rows = rows, partial = partial}
+end
+
 -- ---------------------------------------------------------------- main
 
 -- The file: filename= as it is when it exists (its size unless size= is
@@ -194,11 +212,12 @@ local function main()
   file = data_file(dir)
   local cachest = script.cache_state(P, file, {direct = P.direct})
 
-  local points, partial = {}, nil
+  local points, partial, first = {}, nil, nil
   local n = #list * #P.bs * #P.rw * #P.numjobs     -- the progress line's whole plan
   local plan = progress.plan{points = n, runs = n}
   for _, state in ipairs(list) do
     local sw = run_grid(file, engine, cachest, state, J, plan)
+    first = first or sw
     for _, p in ipairs(points_of(sw, state, cachest)) do points[#points + 1] = p end
     if sw.partial then partial = sw.reason; break end
   end
@@ -227,7 +246,18 @@ local function main()
     for _, n in ipairs(notes) do text = text .. "\nNote: " .. n .. "\n" end
     report.write(P.out .. ".md", text)
     report.write(P.out .. ".json", lb.json(doc, true) .. "\n")
-    print(string.format("wrote %s.md and %s.json", P.out, P.out))
+    local all = all_table(points, partial)
+    local sub = report.subtitle(first) .. ", cache=" .. table.concat(list, ",")
+    local title = "Single-node read of " .. file.paths[1]
+    local chart = report.svg(all, {x = "numjobs", y = {"bw", (P.latency == "clat" and "clat_" or "") .. "p99"},
+                                   unit = P.unit, subtitle = sub,
+                                   title = title .. ": bandwidth and p99 by numjobs"})
+    report.write(P.out .. ".csv", report.csv(all, {unit = P.unit}))
+    report.write(P.out .. ".svg", chart)
+    report.write(P.out .. ".html", report.html(all, {unit = P.unit, chart = chart, title = title,
+                                                     subtitle = sub}))
+    print(string.format("wrote %s.json, %s.md, %s.csv, %s.svg and %s.html", P.out, P.out, P.out,
+                        P.out, P.out))
   end
   return 0
 end

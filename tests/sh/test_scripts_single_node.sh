@@ -2,8 +2,8 @@
 # Description: scripts/single_node.lua prints the storage guide's two
 # single-node tables -- Throughput (bandwidth by pattern and threads) and
 # IOPS (4k) -- with its rows (Sequential Read, Random Read) and columns
-# (Single Thread, N Threads); out= writes them as Markdown and the points
-# as JSON; it warns when the client page cache could not be dropped (tmpfs
+# (Single Thread, N Threads); out= writes them as Markdown, the points as
+# JSON and CSV (units in the header), a chart (SVG) and an HTML page; it warns when the client page cache could not be dropped (tmpfs
 # keeps its pages); filename= is read as it is and kept; help=1 and an
 # unknown parameter behave like every script's.
 . "$(dirname "$0")/lib.sh"
@@ -33,6 +33,22 @@ assert len(pts) == 8, len(pts)   # 2 bs x 2 rw x 2 numjobs
 assert {(p["bs"], p["rw"], p["numjobs"]) for p in pts} == {(b, r, n) for b in ("256k", "4k") for r in ("read", "randread") for n in (1, 2)}
 assert all(p["iops"] > 0 and p["bw_bytes"] > 0 and p["lat_p99_ns"] > 0 and p["latency"] == "lat" for p in pts)
 PY
+fi
+# every format: CSV with units, the chart, the page
+for f in sn.json sn.md sn.csv sn.svg sn.html; do [ -s "$tmp/$f" ] || fail "out= did not write $f"; done
+contains "$out" "wrote $tmp/sn.json, $tmp/sn.md, $tmp/sn.csv, $tmp/sn.svg and $tmp/sn.html" "the files it names"
+[ "$(head -1 "$tmp/sn.csv" | tr -d '\r')" = "cache,bs,rw,numjobs,iops,bw_MiBps,p50_us,p99_us" ] ||
+  fail "CSV header: $(head -1 "$tmp/sn.csv")"
+[ "$(tr -d '\r' < "$tmp/sn.csv" | grep -cE '^hot,(256k|4k),(read|randread),[12],[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]+$')" -eq 8 ] ||
+  fail "CSV rows: $(cat "$tmp/sn.csv")"
+[ "$(grep -c '<polyline' "$tmp/sn.svg")" -eq 8 ] || fail "the chart has a bandwidth and a p99 line per bs and rw"
+grep -q 'class="subtitle"[^>]*>ioengine=[a-z_]*, iodepth=1, direct=0, runtime=0.3s' "$tmp/sn.svg" ||
+  fail "the chart's subtitle: $(grep -o 'class="subtitle"[^<]*' "$tmp/sn.svg")"
+grep -q '<table>' "$tmp/sn.html" && grep -q '<svg' "$tmp/sn.html" || fail "the page has no table or no chart"
+grep -q '<td>4k</td><td>randread</td><td>2</td>' "$tmp/sn.html" || fail "the page's table lacks a point"
+if command -v python3 >/dev/null; then
+  python3 -c 'import sys, xml.dom.minidom as m; assert m.parse(sys.argv[1]).documentElement.tagName == "svg"' \
+    "$tmp/sn.svg" || fail "the SVG is not well-formed"
 fi
 
 # filename= of an existing file: read at its size, kept afterwards.

@@ -298,6 +298,7 @@ function M.subtitle(x, opts)
       local v = spec[k]
       if v ~= nil and not varied[k] and type(v) ~= "table" and type(v) ~= "function" then
         if type(v) == "boolean" then v = v and 1 or 0 end
+        if k == "size" and type(v) == "number" then v = metrics.fmt_bytes(v) end
         parts[#parts + 1] = (k == "engine" and "ioengine" or k) .. "=" .. tostring(v)
       end
     end
