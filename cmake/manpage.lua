@@ -64,7 +64,7 @@ o[#o + 1] = ".SH FILES"
 o[#o + 1] = "The Lua library (\\fBluabench.sweep\\fR, \\fBluabench.report\\fR, \\fBluabench.compare\\fR, ...) " ..
             "and the ready scripts are installed under \\fIshare/luabench/\\fR; README.md describes their API."
 o[#o + 1] = ".SH SEE ALSO"
-o[#o + 1] = "\\fBfio\\fR(1)"
+o[#o + 1] = "\\fBluabench-lua\\fR(7), \\fBfio\\fR(1)"
 local f = assert(io.open(out, "w"))
 f:write(table.concat(o, "\n"), "\n")
 f:close()

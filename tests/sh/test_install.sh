@@ -3,7 +3,8 @@
 # runs a script from another directory with the installed library: the
 # modules of its folders (luabench.report, luabench.fio.parse), the old
 # fio_* names, lb.report and the fio front end; luabench(1) lists the
-# options of --help, the bash completion completes options, engines and a
+# options of --help, luabench-lua(7) the Lua API, both found by man under
+# the prefix, uncompressed; the bash completion completes options, engines and a
 # script's parameters; cpack makes a Debian package holding them.
 . "$(dirname "$0")/lib.sh"
 command -v cmake >/dev/null || skip "cmake not installed"
@@ -39,6 +40,20 @@ if command -v man >/dev/null; then
            "iodepth" "blocksize" "--confidence=C"; do
     contains "$text" "$w" "luabench(1)"
   done
+  contains "$text" "luabench-lua(7)" "luabench(1) names the Lua page"
+  page7=$tmp/prefix/share/man/man7/luabench-lua.7
+  [ -s "$page7" ] || fail "no luabench-lua(7) under the prefix"
+  text=$(MANWIDTH=100 man -l "$page7" 2>&1) || fail "man -l luabench-lua.7: $text"
+  for w in "THE lb TABLE" "lb.run(spec)" "lb.train{" "lb.meta{" "h:percentile(p)" "luabench.report" \
+           "report.timeline(result" "sweep.run{" "stop.steady{" "cache.drop(files" "prep.files{" \
+           "compare.compare(a, b" "mpi.phase(" "script.params(spec"; do
+    contains "$text" "$w" "luabench-lua(7)"
+  done
+  # the pages are found by name under the prefix's man directory, uncompressed
+  text=$(MANWIDTH=100 man -M "$tmp/prefix/share/man" luabench 2>&1) || fail "man luabench: $text"
+  contains "$text" "LUABENCH(1)" "man luabench"
+  text=$(MANWIDTH=100 man -M "$tmp/prefix/share/man" 7 luabench-lua 2>&1) || fail "man 7 luabench-lua: $text"
+  contains "$text" "LUABENCH-LUA(7)" "man 7 luabench-lua"
 fi
 comp=$tmp/prefix/share/bash-completion/completions/luabench
 [ -s "$comp" ] || fail "no bash completion under the prefix"
@@ -60,7 +75,8 @@ if command -v cpack >/dev/null && command -v dpkg-deb >/dev/null && [ -f "$LB_BU
   deb=$(ls "$tmp"/pkg/luabench_*.deb 2>/dev/null | head -1)
   [ -n "$deb" ] || fail "cpack made no luabench_*.deb"
   list=$(dpkg-deb -c "$deb")
-  for f in ./usr/bin/luabench ./usr/share/man/man1/luabench.1 ./usr/share/bash-completion/completions/luabench \
+  for f in ./usr/bin/luabench ./usr/share/man/man1/luabench.1 ./usr/share/man/man7/luabench-lua.7 \
+           ./usr/share/bash-completion/completions/luabench \
            ./usr/share/luabench/stdlib/luabench/compare.lua ./usr/share/luabench/scripts/scaleout.lua; do
     contains "$list" "$f" "the package"
   done
