@@ -196,7 +196,7 @@ return {
       {"cache.state(P, files [, o])", "The guide's drop / load / poll / free steps before each run from " ..
        "the parameters of cache.PARAMS."},
       {"cache.paths(files)", "The paths of a files argument (a path, a list, prep's return)."},
-      {"cache.split(s)", "fio's colon list as paths (\"a:b\\\\:c\" is a and b:c)."},
+      {"cache.split(s)", "fio's colon list as paths (\"a:b\\:c\" is a and b:c)."},
       {"cache.log()", "Every hook run so far, oldest first."},
     }, fields = {
       {"cache.PARAMS", "The cache parameters of the ready scripts (cache=, drop=, load_cmd=...)."},
