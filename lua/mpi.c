@@ -515,6 +515,66 @@ void lb_cluster_free(struct lb_cluster *c)
     memset(c, 0, sizeof *c);
 }
 
+/* ---- exchanges of other runs (lb.train) ---- */
+
+int lb_mpi_train_sync(void *arg, int mine)
+{
+    (void)arg;
+    int all = mine;
+#ifdef LB_HAVE_MPI
+    if (mpi_on && mpi_size > 1 && !mpi_solo) {
+        MPI_Request rq;
+        if (MPI_Iallreduce(&mine, &all, 1, MPI_INT, MPI_BOR, MPI_COMM_WORLD, &rq) != MPI_SUCCESS)
+            return -EIO;
+        int rc = coll_wait(&rq);
+        if (rc < 0)
+            return rc;
+    }
+#endif
+    return all;
+}
+
+int lb_mpi_gather_words(const uint64_t *mine, size_t n, uint64_t **all, size_t *counts)
+{
+    *all = NULL;
+    if (n > INT32_MAX)
+        return -ENOMEM;
+#ifdef LB_HAVE_MPI
+    if (mpi_on && mpi_size > 1 && !mpi_solo) {
+        int N = mpi_size, me = (int)n, rc;
+        int *cnt = calloc(2 * (size_t)N, sizeof *cnt);
+        if (!cnt)
+            return -ENOMEM;
+        int *displs = cnt + N;
+        if ((rc = c_allgather(&me, 1, MPI_INT, cnt)) < 0) {
+            free(cnt);
+            return rc;
+        }
+        size_t total = 0;
+        for (int i = 0; i < N; i++) {
+            displs[i] = (int)total;
+            counts[i] = (size_t)cnt[i];
+            total += counts[i];
+        }
+        if (total > INT32_MAX || !(*all = malloc((total ? total : 1) * sizeof **all)))
+            rc = -ENOMEM;
+        if (rc == 0)
+            rc = c_allgatherv(mine, me, MPI_UINT64_T, *all, cnt, displs);
+        free(cnt);
+        if (rc < 0) {
+            free(*all);
+            *all = NULL;
+        }
+        return rc;
+    }
+#endif
+    if (!(*all = malloc((n ? n : 1) * sizeof **all)))
+        return -ENOMEM;
+    memcpy(*all, mine, n * sizeof *mine);
+    counts[0] = n;
+    return 0;
+}
+
 /* ---- Lua ---- */
 
 static int coll_raise(lua_State *L, const char *what, int rc)

@@ -32,6 +32,13 @@ const char *lb_mpi_lost(void);
 const char *lb_mpi_error(int rc);
 /* Ends every rank with code (after this rank printed its message). */
 void lb_mpi_abort(int code);
+/* lb.train's exchange (an lb_train_sync_fn): the OR of every rank's bits,
+ * or -errno as lb_mpi_barrier. */
+int lb_mpi_train_sync(void *arg, int mine);
+/* Every rank's n words, in rank order, in *all (free it); counts[i] (an
+ * array of lb_mpi_size()) the words of rank i.  0 or as lb_mpi_barrier,
+ * -ENOMEM. */
+int lb_mpi_gather_words(const uint64_t *mine, size_t n, uint64_t **all, size_t *counts);
 /* lb.rank, lb.size, lb.barrier, lb.allgather, lb.bcast into the table on top. */
 int lb_mpi_open(lua_State *L);
 

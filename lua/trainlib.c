@@ -9,7 +9,9 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "hist.h"
 #include "meta.h"
@@ -17,11 +19,13 @@
 #include "units.h"
 #include "histlib.h"
 #include "host.h"
+#include "mpi.h"
 #include "trainlib.h"
 #include "result.h"
 
 #define TRAIN_GUARD "lb.train.guard"
 #define META_GUARD "lb.meta.guard"
+#define CLUSTER_GUARD "lb.train.cluster"
 
 
 /* ---- reading fields ---- */
@@ -447,12 +451,99 @@ static void check_run(lua_State *L, const char *fn, int rc, const char *err,
         luaL_error(L, "%s: %s", fn, err[0] ? err : strerror(-rc));
 }
 
+/* ---- lb.train under MPI: every rank's result, merged ---- */
+
+struct train_cluster {           /* held by a guard while the tables are built */
+    int n;
+    struct lb_train_result *parts, merged;
+    uint64_t *words, *all, (*hosts)[8], *hall;
+    size_t *counts, nwords;
+};
+
+static int cluster_guard_gc(lua_State *L)
+{
+    struct train_cluster *tc = luaL_checkudata(L, 1, CLUSTER_GUARD);
+    for (int i = 0; tc->parts && i < tc->n; i++)
+        lb_train_result_free(&tc->parts[i]);
+    lb_train_result_free(&tc->merged);
+    free(tc->parts);
+    free(tc->words);
+    free(tc->all);
+    free(tc->hall);                      /* tc->hosts points into it */
+    free(tc->counts);
+    memset(tc, 0, sizeof *tc);
+    return 0;
+}
+
+/* Gathers every rank's result and host name and merges them. */
+static int cluster_gather(const struct lb_train_cfg *c, const struct lb_train_result *mine,
+                          struct train_cluster *tc)
+{
+    int n = tc->n;
+    uint64_t host[8] = {0};
+    gethostname((char *)host, sizeof host - 1);
+    tc->parts = calloc((size_t)n, sizeof *tc->parts);
+    tc->counts = calloc((size_t)n, sizeof *tc->counts);
+    if (!tc->parts || !tc->counts)
+        return -ENOMEM;
+    int rc = lb_mpi_gather_words(host, 8, &tc->hall, tc->counts);
+    if (rc == 0)
+        rc = lb_train_pack(mine, &tc->words, &tc->nwords);
+    if (rc == 0)
+        rc = lb_mpi_gather_words(tc->words, tc->nwords, &tc->all, tc->counts);
+    tc->hosts = (uint64_t (*)[8])tc->hall;
+    size_t at = 0;
+    for (int i = 0; rc == 0 && i < n; i++) {
+        rc = lb_train_unpack(tc->all + at, tc->counts[i], &tc->parts[i]);
+        at += tc->counts[i];
+        ((char *)tc->hosts[i])[63] = 0;
+    }
+    if (rc == 0)
+        rc = lb_train_merge(c, tc->parts, (size_t)n, &tc->merged);
+    return rc;
+}
+
+/* The cluster's result, with hosts (a row per rank, the names of a
+ * result) and local (this rank's own). */
+static void push_cluster(lua_State *L, const struct lb_train_cfg *c,
+                         const struct lb_train_result *mine)
+{
+    struct train_cluster *tc = new_guarded(L, sizeof *tc, CLUSTER_GUARD);
+    int guard = lua_gettop(L);
+    tc->n = lb_mpi_size();
+    int rc = cluster_gather(c, mine, tc);
+    if (rc == -EINVAL)
+        luaL_error(L, "lb.train: merging the ranks' results failed: "
+                   "a rank sent a result of another shape");
+    if (rc < 0)
+        luaL_error(L, "lb.train: merging the ranks' results failed: %s", lb_mpi_error(rc));
+    push_train(L, &tc->merged);
+    lua_createtable(L, tc->n, 0);
+    for (int i = 0; i < tc->n; i++) {
+        push_train(L, &tc->parts[i]);
+        lua_pushstring(L, (const char *)tc->hosts[i]);
+        lua_setfield(L, -2, "hostname");
+        lb_set_int(L, "rank", (uint64_t)i);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, "hosts");
+    push_train(L, mine);
+    lua_setfield(L, -2, "local");
+    lua_remove(L, guard);                /* collected later, with the parts */
+}
+
 static int l_train(lua_State *L)
 {
     struct lb_train_cfg c;
     struct progress p;
     struct fields f = spec_fields(L, "lb.train");
     train_cfg(&f, &c);
+    int cluster = lb_mpi_size() > 1 && !lb_mpi_solo();
+    if (cluster) {                       /* DLIO's ranks: one shard of all each */
+        c.rank = (uint32_t)lb_mpi_rank();
+        c.nranks = (uint32_t)lb_mpi_size();
+        c.sync = lb_mpi_train_sync;
+    }
     const char *why = lb_train_check(&c);
     if (why)
         lb_usage_error(L, "lb.train: %s", why);
@@ -460,7 +551,10 @@ static int l_train(lua_State *L)
     struct lb_train_result *r = new_guarded(L, sizeof *r, TRAIN_GUARD);
     int rc = lb_train_run(&c, r);
     check_run(L, "lb.train", rc, r->err, &p);
-    push_train(L, r);
+    if (cluster)
+        push_cluster(L, &c, r);
+    else
+        push_train(L, r);
     lb_train_result_free(r);
     return 1;
 }
@@ -600,6 +694,7 @@ int lb_train_open(lua_State *L)
 {
     guard_metatable(L, TRAIN_GUARD, train_guard_gc);
     guard_metatable(L, META_GUARD, meta_guard_gc);
+    guard_metatable(L, CLUSTER_GUARD, cluster_guard_gc);
     lua_pushcfunction(L, l_train);
     lua_setfield(L, -2, "train");
     lua_pushcfunction(L, l_train_remove);

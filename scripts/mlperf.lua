@@ -10,17 +10,21 @@
 -- of the slowest rank and the checkpoint's bytes over it.
 --   luabench scripts/mlperf.lua workload=unet3d accelerator=h100 accelerators=4 dir=PATH
 --   luabench scripts/mlperf.lua model=llama3-70b [dir=PATH checkpoint_scale=0.001]
+-- Under mpirun/srun each rank emulates `accelerators` accelerators, the
+-- dataset is sharded over all of them, the rules are checked for all ranks
+-- (their accelerators, the memory of every host) and rank 0 prints.
 local mlperf = require("luabench.mlperf")
 local prep = require("luabench.prep")
 local report = require("luabench.report")
 local script = require("luabench.script")
+local mpi = require("luabench.mpi")
 local checkpoint_run
 
 local v = script.params({
   {"workload", default = "unet3d", choices = mlperf.workloads, help = "MLPerf training workload"},
   {"accelerator", default = "h100", choices = mlperf.accelerators,
    help = "accelerator type (sets the compute time per step)"},
-  {"accelerators", type = "int", default = 1, min = 1, help = "emulated accelerators"},
+  {"accelerators", type = "int", default = 1, min = 1, help = "emulated accelerators (per rank under MPI)"},
   {"dir", help = "dataset directory (default: a temporary one, removed at the end)"},
   {"client_memory", type = "size", help = "clients' memory in bytes (fio units; default: MemTotal of this host)"},
   {"scaled", type = "bool", default = false,
@@ -125,8 +129,11 @@ local function mem_total()
   return kb and tonumber(kb) * 1024 or 0
 end
 
-local memory = v.client_memory and prep.bytes(v.client_memory) or mem_total()
-local need = mlperf.min_files(w, v.accelerators, memory)
+-- every host's memory and every rank's accelerators count
+local hosts = lb.size > 1 and mpi.hosts() or 1
+local memory = (v.client_memory and prep.bytes(v.client_memory) or mem_total()) * hosts
+local all_accelerators = v.accelerators * lb.size
+local need = mlperf.min_files(w, all_accelerators, memory)
 local files = v.files > 0 and v.files or need
 if not v.scaled then
   if v.sample_size or v.compute_time then
@@ -135,7 +142,7 @@ if not v.scaled then
   if files < need then
     script.usage_error(string.format("files=%d is below the rules' minimum of %d for %d " ..
                                      "accelerators and %s of client memory (add scaled=1 " ..
-                                     "for a trial)", files, need, v.accelerators,
+                                     "for a trial)", files, need, all_accelerators,
                                      report.fmt_bytes(memory)))
   end
 end
@@ -151,32 +158,38 @@ if v.dir then
 elseif lb.readonly then
   script.usage_error("--readonly needs dir= naming a dataset laid out before")
 else
-  tmpname = os.tmpname()
-  spec.dir = tmpname .. ".d"
+  tmpname = lb.rank == 0 and os.tmpname() or nil
+  spec.dir = (lb.size > 1 and lb.bcast(tmpname or "", 0) or tmpname) .. ".d"
 end
 
+local function say(...)
+  if lb.rank == 0 then print(...) end
+end
+local ranks = lb.size > 1 and string.format(" x %d ranks", lb.size) or ""
+
 local ok, err = pcall(function()
-  print(string.format("%s on %s x %d: %d files x %d samples, batch %d, %d read threads each, " ..
-                      "compute %s per step%s", w.name, w.accelerator, v.accelerators, files,
+  say(string.format("%s on %s x %d%s: %d files x %d samples, batch %d, %d read threads each, " ..
+                      "compute %s per step%s", w.name, w.accelerator, v.accelerators, ranks, files,
                       w.samples_per_file, w.batch_size, w.read_threads,
                       type(spec.compute_time) == "number" and spec.compute_time .. "s" or spec.compute_time,
                       v.scaled and " (scaled: not a closed submission)" or ""))
-  print(string.format("%4s %9s %8s %14s %12s  %s", "run", "AU", "stdev", "samples/s", "MB/s", "AU >= " ..
+  say(string.format("%4s %9s %8s %14s %12s  %s", "run", "AU", "stdev", "samples/s", "MB/s", "AU >= " ..
                       string.format("%.0f%%", w.au * 100)))
   local runs = {}
   for i = 1, v.runs do
     spec.seed = v.seed + i - 1
     local r = lb.train(spec)
     runs[i] = r
-    print(string.format("%4d %8.2f%% %8.2f %14.2f %12.2f  %s", i, r.au * 100, r.au_stdev * 100,
+    say(string.format("%4d %8.2f%% %8.2f %14.2f %12.2f  %s", i, r.au * 100, r.au_stdev * 100,
                         r.dlio_samples_per_s, r.dlio_mb_per_s, r.au >= w.au and "success" or "fail"))
   end
   local vd = mlperf.verdict(w, runs)
-  print(string.format("%s %s x %d: %s, mean AU %.2f%% (threshold %.0f%%), samples/s spread " ..
-                      "%.1f%% over %d runs%s", w.name, w.accelerator, v.accelerators,
+  say(string.format("%s %s x %d%s: %s, mean AU %.2f%% (threshold %.0f%%), samples/s spread " ..
+                      "%.1f%% over %d runs%s", w.name, w.accelerator, v.accelerators, ranks,
                       vd.pass and "PASS" or "FAIL", vd.au_mean * 100, w.au * 100,
                       vd.spread * 100, #runs, v.scaled and " (scaled)" or ""))
 end)
+if lb.size > 1 then pcall(lb.barrier) end   -- no rank still reads
 if tmpname then
   pcall(lb.train_remove, spec)
   os.remove(spec.dir)

@@ -140,7 +140,8 @@ void lb_train_cfg_init(struct lb_train_cfg *c)
 
 /* ---- failures and stopping ---- */
 
-static void run_stop(struct train_run *r)
+/* Stops the loaders; the caller wakes the barrier. */
+static void stop_loaders(struct train_run *r)
 {
     atomic_store(&r->stop, 1);
     for (uint32_t i = 0; r->ld && i < r->nloaders; i++) {
@@ -150,6 +151,11 @@ static void run_stop(struct train_run *r)
         pthread_cond_broadcast(&ld->room_cv);
         pthread_mutex_unlock(&ld->mu);
     }
+}
+
+static void run_stop(struct train_run *r)
+{
+    stop_loaders(r);
     pthread_mutex_lock(&r->bar_mu);
     pthread_cond_broadcast(&r->bar_cv);
     pthread_mutex_unlock(&r->bar_mu);
@@ -157,8 +163,8 @@ static void run_stop(struct train_run *r)
 
 /* Keeps the first failure; msg is already formatted, or NULL to format
  * what/path/errno. */
-static void run_fail(struct train_run *r, int err, const char *msg,
-                     const char *what, const char *path)
+static void note_fail(struct train_run *r, int err, const char *msg,
+                      const char *what, const char *path)
 {
     pthread_mutex_lock(&r->mu);
     if (r->err == 0) {
@@ -169,7 +175,60 @@ static void run_fail(struct train_run *r, int err, const char *msg,
             lb_file_errmsg(r->res->err, sizeof r->res->err, what, path, err);
     }
     pthread_mutex_unlock(&r->mu);
+}
+
+static void run_fail(struct train_run *r, int err, const char *msg,
+                     const char *what, const char *path)
+{
+    note_fail(r, err, msg, what, path);
     run_stop(r);
+}
+
+/* ---- ranks training together ---- */
+
+static uint32_t ranks_of(const struct lb_train_cfg *c)
+{
+    return c->nranks > 1 ? c->nranks : 1;
+}
+
+static uint32_t rank_of(const struct lb_train_cfg *c)
+{
+    return c->nranks > 1 ? c->rank : 0;
+}
+
+/* One exchange with the other ranks (see lb_train_sync_fn): their bits,
+ * 0 when alone.  A rank that stopped stops this one; a failed exchange
+ * fails the run.  bar_held: called at the barrier, bar_mu held. */
+static int rank_sync(struct train_run *r, int mine, int bar_held)
+{
+    const struct lb_train_cfg *c = r->cfg;
+    if (ranks_of(c) < 2 || !c->sync)
+        return 0;
+    if (atomic_load(&r->stop) || r->err)
+        mine |= LB_TRAIN_SYNC_STOP;
+    int got = c->sync(c->sync_arg, mine);
+    if (got >= 0 && !(got & LB_TRAIN_SYNC_STOP))
+        return got;
+    if (got < 0)
+        note_fail(r, got, "the exchange with the other ranks failed", NULL, NULL);
+    else if (!atomic_load(&r->stop))
+        r->res->stopped = 1;            /* another rank stopped */
+    if (bar_held) {
+        stop_loaders(r);
+        pthread_cond_broadcast(&r->bar_cv);
+    } else {
+        run_stop(r);
+    }
+    return got;
+}
+
+/* The epoch's last exchanges: until no rank has an accelerator stepping. */
+static void ranks_settle(struct train_run *r)
+{
+    int got;
+    do
+        got = rank_sync(r, 0, 0);
+    while (got > 0 && (got & LB_TRAIN_SYNC_BUSY));
 }
 
 /* ---- threads ---- */
@@ -239,7 +298,7 @@ static void *layout_main(void *arg)
     if (buf == NULL)
         run_fail(r, -ENOMEM, "layout: not enough memory", NULL, NULL);
     while (buf && !atomic_load_explicit(&r->stop, memory_order_relaxed)) {
-        uint64_t f = atomic_fetch_add(&r->next, 1);
+        uint64_t f = atomic_fetch_add(&r->next, 1) * ranks_of(r->cfg) + rank_of(r->cfg);
         if (f >= r->cfg->files)
             break;
         int rc = lb_dataset_layout(&r->data, f, buf, LAYOUT_BUF, err, sizeof err);
@@ -272,12 +331,14 @@ static int layout(struct train_run *r)
     for (uint32_t i = 0; i < r->cfg->read_threads; i++)
         if (spawn(r, layout_main, &r->rd[i]) < 0)
             break;
-    wait_threads(r, "layout", layout_done, r->cfg->files);
+    uint64_t R = ranks_of(r->cfg), mine = (r->cfg->files - rank_of(r->cfg) + R - 1) / R;
+    wait_threads(r, "layout", layout_done, mine);
     for (uint32_t i = 0; i < r->cfg->read_threads; i++) {
         res->laid_out_files += r->rd[i].samples;
         res->laid_out_bytes += r->rd[i].bytes;
         r->rd[i].samples = r->rd[i].bytes = 0;
     }
+    rank_sync(r, 0, 0);                  /* every rank's files are there */
     res->layout_ns = lb_clock_now() - t0;
     if (r->err == 0 && !atomic_load(&r->stop))
         r->err = lb_dataset_open(&r->data, res->err, sizeof res->err);
@@ -457,6 +518,25 @@ static int shard_mode(const struct lb_train_cfg *c)
     return c->loader == LB_TRAIN_LOADER_SHARD;
 }
 
+/* The loaders of all ranks (shard: every accelerator's, shared: one per
+ * rank) and the index among them of this rank's loader for accelerator k. */
+static uint64_t all_loaders(const struct lb_train_cfg *c)
+{
+    return shard_mode(c) ? (uint64_t)c->accelerators * ranks_of(c) : ranks_of(c);
+}
+
+static uint64_t loader_index(const struct lb_train_cfg *c, uint32_t k)
+{
+    return shard_mode(c) ? (uint64_t)rank_of(c) * c->accelerators + k : rank_of(c);
+}
+
+/* The checkpoint part accelerator k writes: its loader's index, or -1
+ * for the whole checkpoint of a run alone with the shared loader. */
+static int ckpt_writer(const struct lb_train_cfg *c, uint32_t k)
+{
+    return all_loaders(c) > 1 || shard_mode(c) ? (int)loader_index(c, k) : -1;
+}
+
 /* ckpt_STEP.dat, or ckpt_STEP_KKKK.dat for the part of accelerator k. */
 static int ckpt_path(struct train_run *r, uint64_t step, int k, char *buf, size_t len)
 {
@@ -467,13 +547,13 @@ static int ckpt_path(struct train_run *r, uint64_t step, int k, char *buf, size_
     return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : n;
 }
 
-/* Bytes accelerator k writes per checkpoint (shared loader: the whole). */
+/* Bytes accelerator k writes per checkpoint: the checkpoint split over
+ * the loaders of all ranks (shared loader alone: the whole). */
 static uint64_t ckpt_part(const struct lb_train_cfg *c, uint32_t k)
 {
-    if (!shard_mode(c))
-        return c->checkpoint_size;
-    uint64_t part = c->checkpoint_size / c->accelerators;
-    return k + 1 == c->accelerators ? c->checkpoint_size - part * k : part;
+    uint64_t n = all_loaders(c), i = loader_index(c, k);
+    uint64_t part = c->checkpoint_size / n;
+    return i + 1 == n ? c->checkpoint_size - part * i : part;
 }
 
 static int ckpt_write(struct train_run *r, const char *path, uint64_t size)
@@ -503,7 +583,7 @@ static int ckpt_write(struct train_run *r, const char *path, uint64_t size)
 static void checkpoint(struct train_run *r, struct accel *ac, uint64_t step)
 {
     char path[PATH_MAX], old[PATH_MAX];
-    int shard = shard_mode(r->cfg), k = shard ? (int)ac->k : -1;
+    int shard = shard_mode(r->cfg), k = ckpt_writer(r->cfg, ac->k);
     uint64_t *last = shard ? &ac->ckpt_last : &r->ckpt_last;
     if (!shard)
         pthread_mutex_lock(&r->ckpt_mu);
@@ -552,6 +632,7 @@ static int batch_take(struct train_run *r, struct loader *ld)
  * it; the barrier opens on stop too. */
 static void barrier_open(struct train_run *r)
 {
+    rank_sync(r, LB_TRAIN_SYNC_BUSY, 1);  /* the barrier spans every rank */
     r->bar_arrived = 0;
     r->bar_gen++;
     pthread_cond_broadcast(&r->bar_cv);
@@ -678,42 +759,45 @@ static void *accel_main(void *arg)
 
 /* ---- epochs ---- */
 
-static uint64_t nsamples(const struct train_run *r)
+/* Loader g of all_loaders(c) reads the contiguous positions lo .. lo + len - 1
+ * of the epoch's order: DLIO's global shards, rank r's accelerator k being
+ * loader r * accelerators + k. */
+static void loader_slice(const struct lb_train_cfg *c, uint64_t g, uint64_t *lo,
+                         uint64_t *len)
 {
-    return r->data.nsamples;
+    uint64_t n = c->files * c->samples_per_file, G = all_loaders(c);
+    uint64_t per = (n + G - 1) / G;
+    *lo = per * g < n ? per * g : n;
+    *len = n - *lo < per ? n - *lo : per;
 }
 
-uint64_t lb_train_steps(const struct lb_train_cfg *c, uint32_t k)
+/* Steps of loader g per epoch: whole batches of its slice, at most DLIO's
+ * floor(N / batch / loaders) with drop_last. */
+static uint64_t loader_steps(const struct lb_train_cfg *c, uint64_t g)
 {
-    uint64_t n = c->files * c->samples_per_file, bs = c->batch_size, K = c->accelerators;
-    uint64_t steps, cap = c->total_training_steps;
-    if (!shard_mode(c)) {
-        steps = c->drop_last ? n / bs : (n + bs - 1) / bs;
-        return cap && cap * K < steps ? cap * K : steps;
-    }
-    uint64_t per = (n + K - 1) / K, lo = per * k;
-    uint64_t len = lo >= n ? 0 : n - lo < per ? n - lo : per;
+    uint64_t n = c->files * c->samples_per_file, bs = c->batch_size, lo, len, steps;
+    uint64_t cap = c->total_training_steps;
+    loader_slice(c, g, &lo, &len);
     if (c->drop_last) {
-        uint64_t most = n / bs / K;     /* DLIO's steps per epoch */
+        uint64_t most = n / bs / all_loaders(c);
         steps = len / bs < most ? len / bs : most;
     } else {
         steps = (len + bs - 1) / bs;
     }
+    if (!shard_mode(c))
+        cap *= c->accelerators;          /* the rank's accelerators together */
     return cap && cap < steps ? cap : steps;
+}
+
+uint64_t lb_train_steps(const struct lb_train_cfg *c, uint32_t k)
+{
+    return loader_steps(c, loader_index(c, k));
 }
 
 static void loader_begin(struct train_run *r, struct loader *ld, uint32_t k, uint64_t key)
 {
     const struct lb_train_cfg *c = r->cfg;
-    uint64_t n = nsamples(r);
-    if (shard_mode(c)) {
-        uint64_t per = (n + c->accelerators - 1) / c->accelerators;
-        ld->lo = per * k < n ? per * k : n;
-        ld->n = n - ld->lo < per ? n - ld->lo : per;
-    } else {
-        ld->lo = 0;
-        ld->n = n;
-    }
+    loader_slice(c, loader_index(c, k), &ld->lo, &ld->n);
     ld->nbatches = lb_train_steps(c, k);
     lb_perm_init(&ld->perm, ld->n, key);
     atomic_store(&ld->next, 0);
@@ -758,6 +842,9 @@ static int epoch_run(struct train_run *r, uint32_t e)
     const struct lb_train_cfg *c = r->cfg;
     uint64_t before = samples_done(r);
     epoch_begin(r, e);
+    rank_sync(r, 0, 0);                  /* the ranks begin the epoch together */
+    if (r->err || atomic_load(&r->stop))
+        return r->err;
     uint64_t t0 = lb_clock_now(), end = t0, total = 0;
     for (uint32_t i = 0; i < r->nloaders; i++)
         total += r->ld[i].nbatches * c->batch_size;
@@ -771,6 +858,7 @@ static int epoch_run(struct train_run *r, uint32_t e)
             break;
     }
     wait_threads(r, "train", samples_done, total * c->epochs);
+    ranks_settle(r);
     for (uint32_t i = 0; i < c->accelerators; i++)
         end = r->ac[i].end_ns > end ? r->ac[i].end_ns : end;
     if (r->err || atomic_load(&r->stop))
@@ -810,11 +898,13 @@ const char *lb_train_check(const struct lb_train_cfg *c)
         return "checkpoint size must be positive";
     if (c->checkpoint_steps && c->readonly)
         return "checkpoints write, and writing is not allowed (--readonly)";
-    uint64_t most = c->files * c->samples_per_file / c->batch_size / c->accelerators;
+    if (c->nranks > 1 && (c->rank >= c->nranks || !c->sync))
+        return "rank out of range, or no exchange between the ranks";
+    uint64_t most = c->files * c->samples_per_file / c->batch_size / all_loaders(c);
     if (shard_mode(c) && c->total_training_steps > most)
         return "total_training_steps is above the steps an epoch has "
-               "(samples / batch_size / accelerators)";
-    if (lb_train_steps(c, 0) == 0)
+               "(samples / batch_size / accelerators of all ranks)";
+    if (loader_steps(c, 0) == 0)
         return "an epoch has no step: fewer samples than batch_size x accelerators "
                "(drop_last)";
     return NULL;
@@ -897,24 +987,6 @@ static void run_release(struct train_run *r)
     lb_dataset_free(&r->data);
 }
 
-/* DLIO's run figures: the mean and population stdev over epochs. */
-static void collect_dlio(const struct lb_train_cfg *c, struct lb_train_result *res)
-{
-    double au = 0, var = 0, tp = 0;
-    uint32_t n = res->nepochs;
-    for (uint32_t e = 0; e < n; e++) {
-        au += res->epochs[e].au;
-        tp += res->epochs[e].dlio_samples_per_s;
-    }
-    au = n ? au / n : 0;
-    for (uint32_t e = 0; e < n; e++)
-        var += (res->epochs[e].au - au) * (res->epochs[e].au - au);
-    res->au = au;
-    res->au_stdev = n ? sqrt(var / n) : 0;
-    res->dlio_samples_per_s = n ? tp / n : 0;
-    res->dlio_mib_per_s = res->dlio_samples_per_s * (double)c->sample_size.a / 1048576.0;
-}
-
 static void collect(struct train_run *r)
 {
     const struct lb_train_cfg *c = r->cfg;
@@ -935,25 +1007,19 @@ static void collect(struct train_run *r)
         res->wait_ns += ac->wait_ns;
         lb_hist_add(res->batch_wait, ac->wait);
     }
-    for (uint32_t e = 0; e < res->nepochs; e++)
-        res->time_ns += res->epochs[e].time_ns;
-    double s = res->time_ns / 1e9;
-    res->samples_per_s = s > 0 ? res->samples / s : 0;
-    res->bw_bytes = s > 0 ? res->bytes / s : 0;
-    uint64_t busy = res->compute_ns + res->wait_ns;
-    res->au_steps = busy ? (double)res->compute_ns / busy : 0;
-    collect_dlio(c, res);
+    lb_train_figures(c, res);
 }
 
 /* The last checkpoint is scratch: removed at the end of the run. */
 static void ckpt_cleanup(struct train_run *r)
 {
     char path[PATH_MAX];
-    if (r->ckpt_last && ckpt_path(r, r->ckpt_last, -1, path, sizeof path) >= 0)
+    if (r->ckpt_last && ckpt_path(r, r->ckpt_last, ckpt_writer(r->cfg, 0), path,
+                                  sizeof path) >= 0)
         unlink(path);
     for (uint32_t i = 0; r->ac && i < r->cfg->accelerators; i++)
         if (r->ac[i].ckpt_last &&
-            ckpt_path(r, r->ac[i].ckpt_last, (int)i, path, sizeof path) >= 0)
+            ckpt_path(r, r->ac[i].ckpt_last, ckpt_writer(r->cfg, i), path, sizeof path) >= 0)
             unlink(path);
 }
 

@@ -66,6 +66,14 @@ typedef void (*lb_train_sample_fn)(void *arg, uint32_t epoch, uint64_t pos,
 typedef void (*lb_train_step_fn)(void *arg, uint32_t k, uint32_t epoch, uint64_t step,
                                  const uint64_t t[4]);
 
+/* Several processes training together (MPI ranks): every rank contributes
+ * `mine` (LB_TRAIN_SYNC_* bits) and gets back the OR of every rank's, or
+ * -errno when the exchange failed.  Every rank calls it the same number of
+ * times: once after the layout, once as each epoch begins, at each step's
+ * barrier, and at the end of each epoch until no rank is busy. */
+enum { LB_TRAIN_SYNC_STOP = 1, LB_TRAIN_SYNC_BUSY = 2 };
+typedef int (*lb_train_sync_fn)(void *arg, int mine);
+
 struct lb_train_cfg {
     const char *dir;
     uint64_t files;
@@ -93,6 +101,12 @@ struct lb_train_cfg {
                                     accelerators, each writes its part */
     bool direct;                 /* O_DIRECT reads; sizes rounded to 4 KiB */
     bool readonly;               /* lay out nothing, write no checkpoint */
+    uint32_t rank, nranks;       /* this process among nranks training
+                                    together (0: alone): accelerator k is
+                                    rank * accelerators + k of all of them,
+                                    and the layout is split over the ranks */
+    lb_train_sync_fn sync;       /* with nranks > 1 */
+    void *sync_arg;
     lb_progress_fn progress;     /* optional: "layout", then "train" */
     void *progress_arg;
     lb_train_sample_fn on_sample;        /* optional test hook */
@@ -153,6 +167,24 @@ const char *lb_train_check(const struct lb_train_cfg *cfg);
 int lb_train_run(const struct lb_train_cfg *cfg, struct lb_train_result *result);
 void lb_train_result_free(struct lb_train_result *result);
 
+/* The figures that follow from the counts and the epochs (time_ns,
+ * samples_per_s, bw_bytes, au_steps, au, au_stdev, dlio_*). */
+void lb_train_figures(const struct lb_train_cfg *cfg, struct lb_train_result *result);
+
+/* Transport of a result between processes (train_merge.c): *words (free
+ * it) holds the counts, epochs, reader CPU and histograms; unpack fills a
+ * result to free with lb_train_result_free.  0, -ENOMEM, or -EINVAL for
+ * words that do not make a result. */
+int lb_train_pack(const struct lb_train_result *result, uint64_t **words, size_t *n);
+int lb_train_unpack(const uint64_t *words, size_t n, struct lb_train_result *result);
+/* The result of ranks that trained together, merged exactly: counts and
+ * CPU summed, histograms bucket by bucket, each epoch the slowest rank's
+ * time and the mean AU (equal accelerators per rank: DLIO's mean over all
+ * of them) and summed DLIO throughput; the figures then follow as for one
+ * rank.  0 or -ENOMEM. */
+int lb_train_merge(const struct lb_train_cfg *cfg, const struct lb_train_result *parts,
+                   size_t n, struct lb_train_result *merged);
+
 /* Deletes the dataset's files that luabench created (others stay), and
  * its subdirectories once empty; *removed counts the files deleted.
  * 0 or the -errno of the first failure (message in err). */
@@ -163,8 +195,9 @@ int lb_train_remove(const struct lb_train_cfg *cfg, uint64_t *removed,
 uint64_t lb_train_sample_size(const struct lb_train_cfg *cfg, uint64_t f, uint32_t j);
 /* Path of file f of the dataset. */
 int lb_train_path(const struct lb_train_cfg *cfg, uint64_t f, char *buf, size_t len);
-/* Batches the loader of accelerator k reads per epoch: its steps (the
- * shared loader: the steps of all accelerators together, any k). */
+/* Batches the loader of accelerator k (of this rank) reads per epoch: its
+ * steps (the shared loader: the steps of all accelerators of the rank
+ * together, any k). */
 uint64_t lb_train_steps(const struct lb_train_cfg *cfg, uint32_t k);
 
 #endif
