@@ -281,6 +281,7 @@ void lb_mpi_finalize(void)
     if (!mpi_on)
         return;
     if (lb_mpi_lost()) {               /* a peer is gone: MPI_Finalize would wait for it */
+        fprintf(stderr, "luabench: rank %d (%s): %s\n", mpi_rank, mpi_host, lb_mpi_lost());
         fflush(NULL);
         _exit(1);
     }
@@ -612,6 +613,18 @@ static int l_barrier(lua_State *L)
     return 0;
 }
 
+/* lb.lost() -> "lost rank R (host): why" once the watchdog held a rank
+ * lost (no collective can complete then), or nil */
+static int l_lost(lua_State *L)
+{
+    const char *m = lb_mpi_lost();
+    if (m)
+        lua_pushstring(L, m);
+    else
+        lua_pushnil(L);
+    return 1;
+}
+
 /* lb.allgather(string) -> {string of rank 0, rank 1, ...} */
 static int l_allgather(lua_State *L)
 {
@@ -715,5 +728,7 @@ int lb_mpi_open(lua_State *L)
     lua_setfield(L, -2, "bcast");
     lua_pushcfunction(L, l_solo);
     lua_setfield(L, -2, "solo");
+    lua_pushcfunction(L, l_lost);
+    lua_setfield(L, -2, "lost");
     return 0;
 }

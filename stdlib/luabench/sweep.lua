@@ -32,7 +32,8 @@ A per-run stop rule goes in base.stop.
 
 A sweep never dies with what it measured.  SIGINT, SIGTERM or SIGHUP, a
 hook that raises or a run that fails end it there (under MPI with several
-ranks the error goes on, ending every rank): sweep.run returns the
+ranks the error goes on, ending every rank, except for a lost host, which
+ends the sweep as partial on every rank): sweep.run returns the
 points finished so far with partial = true and reason (the signal, or the
 point and its error); the point in progress is dropped.  on_error = "skip"
 records a failing point in failed and goes on.  After an error (not a
@@ -369,8 +370,16 @@ progress=, metric=, unit=} -> sweep (see the top of this file). ]]
 local function failed_point(S, err)
   -- Several ranks: one that stopped alone would leave the others waiting
   -- at the next run's barrier, so the error goes on to the host, which
-  -- ends them all (the journal keeps the points finished so far).
-  if (lb.size or 1) > 1 then error(err == S.INTERRUPTED and "interrupted" or err, 0) end
+  -- ends them all (the journal keeps the points finished so far).  A lost
+  -- host is the exception: every rank knows it and no collective can wait
+  -- any more, so the sweep ends partial, the script writes what it has
+  -- (rank 0), and the host then exits 1.
+  if (lb.size or 1) > 1 then
+    local lost = lb.lost and lb.lost()
+    if not lost then error(err == S.INTERRUPTED and "interrupted" or err, 0) end
+    S.partial, S.reason = true, lost
+    return true
+  end
   local p = S.current or {}
   local sig = select(2, lb.interrupted())
   if err == S.INTERRUPTED or sig then
