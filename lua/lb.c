@@ -152,6 +152,28 @@ static int run_failed(lua_State *L, struct lb_run *run, int rc)
     return lua_error(L);
 }
 
+/* Under MPI the ranks' intervals are merged by index: all take the
+ * earliest origin of any rank (startdelay + ramp_time), so interval k is
+ * the same time after the common start on every host. */
+static int common_origin(struct lb_run *run)
+{
+    int n = lb_mpi_size();
+    if (n < 2 || lb_mpi_solo())
+        return 0;
+    uint64_t mine = lb_run_origin_us(run), *all;
+    size_t *counts = calloc((size_t)n, sizeof *counts);
+    if (!counts)
+        return -ENOMEM;
+    int rc = lb_mpi_gather_words(&mine, 1, &all, counts);
+    for (int i = 0; rc == 0 && i < n; i++)
+        mine = counts[i] == 1 && all[i] < mine ? all[i] : mine;
+    if (rc == 0)
+        lb_run_set_origin_us(run, mine);
+    free(all);
+    free(counts);
+    return rc;
+}
+
 /* result.hosts: one row per rank */
 static void push_hosts(lua_State *L, const struct lb_cluster *c)
 {
@@ -304,6 +326,8 @@ static int l_run(lua_State *L)
     if (lb_run_note(g->run) && !lb_host.quiet)
         fprintf(stderr, "luabench: note: %s\n", lb_run_note(g->run));
     g->started = 1;
+    if ((rc = common_origin(g->run)) < 0)
+        return luaL_error(L, "lb.run: %s", lb_mpi_error(rc));
     int64_t start_ns = 0;             /* every rank starts the timed phase together */
     if ((rc = lb_mpi_start_together(&start_ns)) < 0)
         return luaL_error(L, "lb.run: %s", lb_mpi_error(rc));

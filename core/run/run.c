@@ -304,15 +304,32 @@ int lb_run_prepare(struct lb_run *r)
     return start_threads(r);
 }
 
+uint64_t lb_run_origin_us(const struct lb_run *r)
+{
+    uint64_t delay = UINT64_MAX;
+
+    for (size_t j = 0; j < r->njobs; j++) {
+        uint64_t d = r->jobs[j].startdelay + r->jobs[j].ramp_time;
+
+        delay = d < delay ? d : delay;
+    }
+    return delay;
+}
+
+void lb_run_set_origin_us(struct lb_run *r, uint64_t us)
+{
+    r->origin_us = us + 1;           /* 0: not set */
+}
+
 int lb_run_start(struct lb_run *r)
 {
-    uint64_t delay = UINT64_MAX, iv = UINT64_MAX;
+    uint64_t delay = r->origin_us ? r->origin_us - 1 : lb_run_origin_us(r);
+    uint64_t iv = UINT64_MAX;
 
     for (size_t j = 0; j < r->njobs; j++) {
         const struct lb_job *job = &r->jobs[j];
-        uint64_t d = job->startdelay + job->ramp_time, i = job->interval ? job->interval : 1000000;
+        uint64_t i = job->interval ? job->interval : 1000000;
 
-        delay = d < delay ? d : delay;
         iv = i < iv ? i : iv;
     }
     pthread_mutex_lock(&r->mu);

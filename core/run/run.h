@@ -65,6 +65,12 @@ typedef void (*lb_run_trace_fn)(void *arg, unsigned job, unsigned clone,
                                 const struct lb_io *io);
 void lb_run_set_trace(struct lb_run *r, lb_run_trace_fn fn, void *arg);
 
+/* The intervals' origin, in us after the release: the earliest start of
+ * the jobs (startdelay + ramp_time).  Several processes whose intervals
+ * are merged by index (MPI ranks) set one origin, the least of theirs,
+ * before lb_run_start, so interval k covers the same time on all. */
+uint64_t lb_run_origin_us(const struct lb_run *r);
+void lb_run_set_origin_us(struct lb_run *r, uint64_t us);
 /* Releases the barrier: the timed phase begins. */
 int lb_run_start(struct lb_run *r);
 /* Blocks until the next interval is complete (returns 1 and *iv, owned by

@@ -219,6 +219,8 @@ struct lb_run {
     unsigned intr0;
     atomic_int refs;
     uint64_t t_new, t_prepare, t_release, t0, iv_len, grace_end, t_end;
+    uint64_t origin_us;          /* set origin after the release + 1, us;
+                                    0: the jobs' earliest start */
     size_t nready, nfailed, ndone;
     /* intervals (run->mu) */
     struct lb_ivnode *inbox;
