@@ -13,8 +13,12 @@
  * peer it watches for LUABENCH_MPI_TIMEOUT seconds (10 by default) holds
  * that peer lost: rank 0 tells the others, a running point is stopped, a
  * collective in progress returns an error naming the lost rank and host,
- * and if the script has not ended a few seconds later the rank ends
- * itself with that line and exit status 1.  Collectives are started
+ * and a few seconds later (the script's time to write what it has) the
+ * rank ends itself with that line and exit status 1.  A rank whose script
+ * ends sooner waits quietly for that moment: exiting at once would have
+ * the launcher send to the lost host's daemon, and data in flight to a
+ * host that is cut off keeps TCP keepalive, the launcher's only way to
+ * learn of the loss, from ever firing.  Collectives are started
  * non-blocking and waited for in a loop that also watches for a loss, so
  * no rank waits forever on a host that went away.
  */
@@ -68,6 +72,7 @@ enum { WD_TAG = 7301 };
 enum { WD_BEAT = 1, WD_LOST = 2 };
 
 static atomic_int wd_lost = -1;   /* the rank held lost, or -1 */
+static atomic_int wd_said;        /* the host printed the loss already */
 static char wd_msg[256];          /* "lost rank 1 (lbhost2): ..." once wd_lost is set */
 
 #ifdef LB_HAVE_MPI
@@ -156,7 +161,8 @@ static void *wd_main(void *arg)
             if (lost_at == 0)
                 lost_at = now;
             if (now - lost_at > WD_GRACE_S) {
-                fprintf(stderr, "luabench: rank %d (%s): %s\n", mpi_rank, mpi_host, wd_msg);
+                if (!atomic_load(&wd_said))
+                    fprintf(stderr, "luabench: rank %d (%s): %s\n", mpi_rank, mpi_host, wd_msg);
                 fflush(NULL);
                 _exit(1);
             }
@@ -229,6 +235,19 @@ static void wd_end(void)
 }
 #endif
 
+#ifdef LB_HAVE_MPI
+/* After a loss, once this rank has said what it has: the watchdog ends it
+ * at the end of its grace. */
+static void linger_lost(void)
+{
+    atomic_store(&wd_said, 1);
+    fflush(NULL);
+    for (int i = 0; atomic_load(&wd_running) && i < (int)(WD_GRACE_S * 20) + 40; i++)
+        nap(50000000L);
+    _exit(1);
+}
+#endif
+
 const char *lb_mpi_lost(void)
 {
     return atomic_load(&wd_lost) >= 0 ? wd_msg : NULL;
@@ -282,8 +301,7 @@ void lb_mpi_finalize(void)
         return;
     if (lb_mpi_lost()) {               /* a peer is gone: MPI_Finalize would wait for it */
         fprintf(stderr, "luabench: rank %d (%s): %s\n", mpi_rank, mpi_host, lb_mpi_lost());
-        fflush(NULL);
-        _exit(1);
+        linger_lost();
     }
     /* all ranks are here before the watchdog stops: none ends early and
      * looks lost to a rank that is still running */
@@ -321,8 +339,8 @@ void lb_mpi_abort(int code)
 #ifdef LB_HAVE_MPI
     if (mpi_on && mpi_size > 1) {
         fflush(NULL);
-        if (lb_mpi_lost())             /* the launcher ends the job when this rank exits */
-            _exit(code);
+        if (lb_mpi_lost())             /* the launcher ends the job after the grace */
+            linger_lost();
         MPI_Abort(MPI_COMM_WORLD, code);
     }
 #endif
