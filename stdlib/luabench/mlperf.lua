@@ -41,6 +41,7 @@ M.STEPS_PER_EPOCH = 500       -- the rules' minimum
 M.MEMORY_MULTIPLIER = 5       -- dataset >= 5x the clients' memory
 M.EPOCHS = 5                  -- the configs' epochs
 M.RUNS = 5                    -- runs a submission reports
+M.SPREAD = 0.05               -- the runs' samples/s within 5 % of each other
 
 -- The preset of a workload on an accelerator type, or nil and a message.
 function M.workload(name, accel)
@@ -176,8 +177,8 @@ end
 -- ------------------------------------------------------------ the verdict
 
 -- MLPerf's figures of a set of runs: the AU of each, their mean, the
--- spread of samples/s (max/min - 1) and the pass of the threshold by
--- every run.
+-- spread of samples/s (max/min - 1), whether that is within M.SPREAD
+-- (consistent), and the pass: the threshold by every run, consistently.
 function M.verdict(w, runs)
   local min_tp, max_tp, pass, au_sum = math.huge, 0, true, 0
   for _, r in ipairs(runs) do
@@ -187,8 +188,9 @@ function M.verdict(w, runs)
     au_sum = au_sum + r.au
   end
   local spread = min_tp > 0 and max_tp / min_tp - 1 or math.huge
-  return {pass = pass and #runs > 0, au_mean = #runs > 0 and au_sum / #runs or 0,
-          spread = spread}
+  local consistent = spread <= M.SPREAD + 1e-12
+  return {pass = pass and consistent and #runs > 0, au_mean = #runs > 0 and au_sum / #runs or 0,
+          spread = spread, consistent = consistent}
 end
 
 return M

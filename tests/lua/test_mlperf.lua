@@ -60,6 +60,9 @@ local vd = mlperf.verdict(u, {{au = 0.95, dlio_samples_per_s = 100},
                               {au = 0.91, dlio_samples_per_s = 104}})
 check(vd.pass and math.abs(vd.au_mean - 0.93) < 1e-12 and math.abs(vd.spread - 0.04) < 1e-12,
       "verdict pass")
+local wide = mlperf.verdict(u, {{au = 0.95, dlio_samples_per_s = 100}, {au = 0.95, dlio_samples_per_s = 106}})
+check(not wide.pass and not wide.consistent, "runs 6 % apart do not pass (MLPerf: within 5 %)")
+check(vd.consistent, "runs 4 % apart are consistent")
 check(not mlperf.verdict(u, {{au = 0.95, dlio_samples_per_s = 1}, {au = 0.89, dlio_samples_per_s = 1}}).pass,
       "one run under the threshold fails")
 print("ok")

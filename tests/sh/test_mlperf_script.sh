@@ -5,7 +5,9 @@
 # scaled=1 (exit 2, one line naming the minimum), a changed sample size or
 # compute time without scaled=1, an unknown workload or accelerator; a
 # scaled run prints one row per seeded run and a verdict line labelled
-# scaled; with no compute every run's AU is 0, so the verdict is FAIL.
+# scaled, after a warm-up run that is shown and not counted (warmup=0: none);
+# with no compute every run's AU is 0, so the verdict is FAIL, and it says
+# whether the runs' samples/s are within MLPerf's 5 %.
 . "$(dirname "$0")/lib.sh"
 cd "$LB_SRC" || fail "cd $LB_SRC"
 tmp=$(lb_tmpdir)
@@ -46,5 +48,12 @@ contains "$out" "(scaled: not a closed submission)" "scaled label"
   fail "three runs with AU 0 and fail: $out"
 contains "$out" "unet3d a100 x 2: FAIL, mean AU 0.0" "verdict"; contains "$out" "% (threshold 90%)" "verdict threshold"
 contains "$out" "over 3 runs (scaled)" "verdict counts runs"
+[ "$(printf '%s\n' "$out" | grep -cE '^warm +0\.0[0-9]% .*\(not counted\)$')" -eq 1 ] ||
+  fail "one warm-up run, not counted: $out"
+printf '%s\n' "$out" | grep -qE 'samples/s spread [0-9.inf]+% \((within|above) 5%\) over 3 runs' ||
+  fail "the 5% rule in the verdict: $out"
+out=$("$LUABENCH" --quiet scripts/mlperf.lua workload=unet3d accelerator=a100 scaled=1 files=14 \
+      sample_size=4k compute_time=0 epochs=1 runs=1 warmup=0 dir="$tmp/ds1") || fail "warmup=0 exit"
+case $out in *"(not counted)"*) fail "warmup=0 still ran a warm-up: $out" ;; esac
 [ "$(stat -c %s "$tmp/ds/img_000055.dat")" -eq 4096 ] || fail "dataset file size"
 pass
