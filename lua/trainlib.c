@@ -304,17 +304,23 @@ static const char *const train_fields[] = {
 
 static void get_checkpoint(struct fields *f, struct lb_train_cfg *c)
 {
+    static const char *const what =
+        "a table {every_steps=, size=} or {every_epochs=, after_epoch=, size=}";
     if (!field(f, "checkpoint"))
         return;
     if (!lua_istable(f->L, -1))
-        bad(f, "checkpoint", "a table {every_steps=, size=}");
+        bad(f, "checkpoint", what);
     struct fields sub = {f->L, lua_gettop(f->L), "lb.train: checkpoint"};
-    static const char *const known[] = {"every_steps", "size", NULL};
+    static const char *const known[] = {"every_steps", "every_epochs", "after_epoch", "size",
+                                        NULL};
     check_known(&sub, known);
     c->checkpoint_steps = get_uint(&sub, "every_steps", 0, 1);
+    c->checkpoint_epochs = (uint32_t)get_uint(&sub, "every_epochs", 0, 1);
+    c->checkpoint_after_epoch = (uint32_t)get_uint(&sub, "after_epoch", 1, 1);
     c->checkpoint_size = get_size(&sub, "size", 0);
-    if (!c->checkpoint_steps || !c->checkpoint_size)
-        bad(f, "checkpoint", "a table {every_steps=, size=} of positive values");
+    if (!(c->checkpoint_steps || c->checkpoint_epochs) || !c->checkpoint_size ||
+        (c->checkpoint_steps && c->checkpoint_epochs))
+        bad(f, "checkpoint", what);
     lua_pop(f->L, 1);
 }
 
@@ -358,7 +364,7 @@ static void train_cfg(struct fields *f, struct lb_train_cfg *c)
     get_checkpoint(f, c);
     c->direct = get_bool(f, "direct", 0);
     c->readonly = lb_host.readonly;
-    if (c->readonly && c->checkpoint_steps)
+    if (c->readonly && (c->checkpoint_steps || c->checkpoint_epochs))
         lb_usage_error(f->L, "lb.train: checkpoints write files, and --readonly was given");
 }
 

@@ -894,9 +894,11 @@ const char *lb_train_check(const struct lb_train_cfg *c)
         return "too many samples";
     if ((uint64_t)c->read_threads * c->accelerators > 1u << 20)
         return "read_threads x accelerators is above 1048576 threads";
-    if (c->checkpoint_steps && !c->checkpoint_size)
+    if (c->checkpoint_steps && c->checkpoint_epochs)
+        return "checkpoints every N steps or every N epochs, not both";
+    if ((c->checkpoint_steps || c->checkpoint_epochs) && !c->checkpoint_size)
         return "checkpoint size must be positive";
-    if (c->checkpoint_steps && c->readonly)
+    if ((c->checkpoint_steps || c->checkpoint_epochs) && c->readonly)
         return "checkpoints write, and writing is not allowed (--readonly)";
     if (c->nranks > 1 && (c->rank >= c->nranks || !c->sync))
         return "rank out of range, or no exchange between the ranks";
@@ -932,9 +934,10 @@ static int run_alloc(struct train_run *r)
     r->ep_tp = calloc(K, sizeof *r->ep_tp);
     r->res->epochs = calloc(c->epochs, sizeof *r->res->epochs);
     r->res->reader_cpu = calloc(r->nreaders, sizeof *r->res->reader_cpu);
-    r->ckpt_buf = c->checkpoint_steps ? malloc(CKPT_BUF) : NULL;
+    int ckpt = c->checkpoint_steps || c->checkpoint_epochs;
+    r->ckpt_buf = ckpt ? malloc(CKPT_BUF) : NULL;
     if (!r->th || !r->ld || !r->rd || !r->ac || !r->ep_au || !r->ep_tp || !r->res->epochs ||
-        !r->res->reader_cpu || (c->checkpoint_steps && !r->ckpt_buf))
+        !r->res->reader_cpu || (ckpt && !r->ckpt_buf))
         return -ENOMEM;
     if (r->ckpt_buf)
         memset(r->ckpt_buf, 0x5a, CKPT_BUF);
@@ -1042,6 +1045,47 @@ void lb_train_result_free(struct lb_train_result *res)
     memset(res, 0, sizeof *res);
 }
 
+/* ---- epoch checkpoints ---- */
+
+static int epoch_ckpt_due(const struct lb_train_cfg *c, uint32_t epoch)
+{
+    uint32_t first = c->checkpoint_after_epoch ? c->checkpoint_after_epoch : 1;
+    return c->checkpoint_epochs && epoch >= first &&
+           (epoch - first) % c->checkpoint_epochs == 0;
+}
+
+static void *ckpt_main(void *arg)
+{
+    struct accel *ac = arg;
+    checkpoint(ac->run, ac, ac->steps);
+    thread_done(ac->run);
+    return NULL;
+}
+
+static uint64_t nothing_done(struct train_run *r)
+{
+    (void)r;
+    return 0;
+}
+
+/* After epoch `epoch` (from 1): every accelerator writes its part at
+ * once (the shared loader: one writes the whole). */
+static int epoch_checkpoint(struct train_run *r, uint32_t epoch)
+{
+    const struct lb_train_cfg *c = r->cfg;
+    if (!epoch_ckpt_due(c, epoch))
+        return 0;
+    if (!shard_mode(c)) {
+        checkpoint(r, &r->ac[0], atomic_load(&r->steps));
+        return r->err;
+    }
+    for (uint32_t i = 0; i < c->accelerators; i++)
+        if (spawn(r, ckpt_main, &r->ac[i]) < 0)
+            break;
+    wait_threads(r, "checkpoint", nothing_done, 0);
+    return r->err;
+}
+
 static int train(struct train_run *r)
 {
     int rc = lb_dataset_init(&r->data, r->cfg, r->res->err, sizeof r->res->err);
@@ -1054,7 +1098,8 @@ static int train(struct train_run *r)
     if ((rc = layout(r)) < 0)
         return rc;
     for (uint32_t e = 0; e < r->cfg->epochs && !atomic_load(&r->stop); e++)
-        if ((rc = epoch_run(r, e)) < 0)
+        if ((rc = epoch_run(r, e)) < 0 || (!atomic_load(&r->stop) &&
+                                           (rc = epoch_checkpoint(r, e + 1)) < 0))
             return rc;
     return 0;
 }

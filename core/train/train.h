@@ -23,7 +23,9 @@
  * excluded steps' load + compute time (the first step by default); the
  * epoch's AU is the mean over accelerators, the run's the mean over epochs.
  * Checkpoints (every N steps of each accelerator) end a DLIO "block": their
- * time is outside the AU, and the step after one is excluded again.
+ * time is outside the AU, and the step after one is excluded again; epoch
+ * checkpoints (after epoch A, then every E epochs) come after the epoch's
+ * end, outside its time, every accelerator writing its part at once.
  *
  * Memory does not grow with the dataset: the order of an epoch is a keyed
  * permutation evaluated on the fly, and sample sizes are a function of the
@@ -96,7 +98,11 @@ struct lb_train_cfg {
     uint32_t exclude_start_steps;        /* DLIO's metric_exclude_start_steps */
     uint32_t exclude_end_steps;          /* DLIO's metric_exclude_end_steps */
     uint64_t total_training_steps;       /* per accelerator and epoch, 0: all */
-    uint64_t checkpoint_steps;   /* 0: no checkpoints */
+    uint64_t checkpoint_steps;   /* every N steps of each accelerator, 0: not */
+    uint32_t checkpoint_epochs;  /* or after every N epochs (DLIO's
+                                    epochs_between_checkpoints), 0: not */
+    uint32_t checkpoint_after_epoch;     /* the first epoch so checkpointed,
+                                            counting from 1 (0 taken as 1) */
     uint64_t checkpoint_size;    /* bytes; shard loader: split over the
                                     accelerators, each writes its part */
     bool direct;                 /* O_DIRECT reads; sizes rounded to 4 KiB */

@@ -63,6 +63,21 @@ local ok, err = pcall(function()
   end
   check(io.open(dir .. "/ckpt_00000008_0001.dat") == nil, "checkpoint left behind")
 
+  -- epoch checkpoints: after epoch 1, then every 2 epochs (1 and 3 of 4),
+  -- each accelerator its part; after epoch 3, then every one (3 and 4)
+  local ce = {}
+  for k, x in pairs(spec) do ce[k] = x end
+  ce.epochs = 4
+  ce.checkpoint = {every_epochs = 2, after_epoch = 1, size = "64k"}
+  local rc = lb.train(ce)
+  check(rc.checkpoints.count == 2 and rc.checkpoints.hist:count() == 4,
+        "epoch checkpoints " .. rc.checkpoints.count .. " " .. rc.checkpoints.hist:count())
+  ce.checkpoint = {every_epochs = 1, after_epoch = 3, size = "64k"}
+  rc = lb.train(ce)
+  check(rc.checkpoints.count == 2, "checkpoints after epochs 3 and 4: " .. rc.checkpoints.count)
+  local left = io.popen("ls " .. dir .. " | grep -c ckpt"):read("l")
+  check(left == "0", "epoch checkpoints left behind: " .. tostring(left))
+
   -- the same dataset is reused; other shapes of sizes and compute times
   spec.checkpoint = nil
   spec.shuffle = "file"
@@ -107,6 +122,7 @@ local ok, err = pcall(function()
   bad({files = 8, total_training_steps = 9}, "total_training_steps")
   bad({file_format = "one-sample-per-file", samples_per_file = 4}, "field 'samples_per_file'")
   bad({checkpoint = {every_steps = 0, size = "1m"}}, "checkpoint: field 'every_steps'")
+  bad({checkpoint = {every_steps = 2, every_epochs = 1, size = "1m"}}, "field 'checkpoint'")
   bad({dir = 5}, "field 'dir'")
 
   -- runtime failure: the path and the reason
