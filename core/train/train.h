@@ -27,6 +27,12 @@
  * checkpoints (after epoch A, then every E epochs) come after the epoch's
  * end, outside its time, every accelerator writing its part at once.
  *
+ * Several processes (MPI ranks, nranks > 1) train together: accelerator k
+ * of rank r is accelerator r * K + k of all of them, with that global
+ * shard; the layout is split over the ranks; the sync callback makes the
+ * ranks begin each epoch together, spans the step barrier over them and
+ * carries a stop to all.  lb_train_merge joins their results.
+ *
  * Memory does not grow with the dataset: the order of an epoch is a keyed
  * permutation evaluated on the fly, and sample sizes are a function of the
  * seed and the sample number (packed files of varying sizes keep one
