@@ -36,7 +36,8 @@ return {
       {"lb.train{dir=, files=, samples_per_file=, sample_size=, batch_size=, read_threads=, epochs=, ...}",
        "Emulates an AI training job's reads (DLIO's model): accelerators, loaders, prefetch, compute time, " ..
        "checkpoints. Returns au, au_stdev, dlio_samples_per_s, dlio_mb_per_s, samples_per_s, bw_bytes, " ..
-       "epochs, batch_wait_ns, sample_read_ns."},
+       "epochs, batch_wait_ns, sample_read_ns; under MPI the merged result of every rank's shard, " ..
+       "with hosts (a row per rank) and local."},
       {"lb.train_remove(spec)", "Deletes the dataset spec describes (only files luabench created); " ..
        "returns how many files went."},
       {"lb.meta{dir=, files=, size=, fanout=, threads=, ops=}", "Metadata phases (create, stat, read, " ..
@@ -76,6 +77,8 @@ return {
       {"lb.bcast(s, root)", "Under MPI: root's string s on every rank."},
       {"lb.solo(fn, ...)", "Runs fn as this rank alone: lb.run inside neither waits for the others nor " ..
        "merges; the collectives are refused there."},
+      {"lb.lost()", "Under MPI: \"lost rank R (host): why\" once the watchdog held a rank lost (no " ..
+       "collective completes then), else nil."},
     }, fields = {
       {"lb.version", "luabench's version."},
       {"lb.commit", "The git commit of the build."},
