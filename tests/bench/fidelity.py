@@ -213,7 +213,12 @@ def run_tool(cmd, dev, btrace, buflen=0, runtime=0):
     if btrace:
         btrace.start()
     d0 = dev_stat(dev) if dev else None
-    p = subprocess.Popen(cmd, stdout=out, stderr=err, text=True)
+    # Each tool in a session of its own: fio's job processes call setsid(),
+    # so under autogroup scheduling a fio job gets a CPU share of its own;
+    # luabench's workers are threads of the process started here, which
+    # would otherwise share this script's session (and whatever else runs
+    # in it) on a loaded machine.
+    p = subprocess.Popen(cmd, stdout=out, stderr=err, text=True, start_new_session=True)
     tgids, segs, t0 = {p.pid}, None, time.time()
     while True:
         pid, status, ru = os.wait4(p.pid, os.WNOHANG if btrace else 0)
