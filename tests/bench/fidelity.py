@@ -35,8 +35,8 @@ randrw4k (randrw 4k, the CERN job), randwrite4k, write128k.  psync runs at
 QD1 only (iodepth means nothing to it).  --quick: disk direct, shm buffered
 and FUSE direct, QD 1 and 32, rand4k and seq128k (FUSE: rand4k), 1 s runs,
 two pairs (about 3 minutes); the whole matrix at 3 s and two pairs takes
-about 40 minutes, a disk-only subset (--targets disk --modes direct) about
-15.  The files are laid out by fio before the runs and the
+about 40 minutes, the disk direct part (--targets disk --modes direct)
+about 7.  Each tool runs in a session of its own (see run_tool).  The files are laid out by fio before the runs and the
 FUSE mount and the files are removed at the end; --blktrace needs tracefs
 (mounted here for the run when it is not).
 """
