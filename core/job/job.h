@@ -27,6 +27,8 @@ enum lb_rw {
 
 enum lb_fst { LB_FST_ROUNDROBIN, LB_FST_SEQUENTIAL, LB_FST_RANDOM };
 enum lb_rate_process { LB_RATE_LINEAR, LB_RATE_POISSON };
+/* fadvise_hint, in the order of its values: none, the job's own pattern. */
+enum lb_fadv { LB_FADV_NONE, LB_FADV_PATTERN, LB_FADV_SEQUENTIAL, LB_FADV_RANDOM };
 /* continue_on_error bits, fio's names: none=0, read, write, io=read|write,
  * verify, all. */
 enum { LB_COE_READ = 1, LB_COE_WRITE = 2, LB_COE_VERIFY = 4 };
@@ -79,6 +81,7 @@ struct lb_job {
     uint32_t thinktime_blocks;
     bool readonly;
     bool invalidate;
+    int fadvise_hint;            /* enum lb_fadv */
     bool group_reporting;
     uint64_t runtime;            /* us, 0 = until size is done */
     bool time_based;

@@ -112,7 +112,11 @@ const struct lb_opt lb_opts[] = {
     O("offset_increment", NULL, LB_OPT_SIZE, offset_increment,
       "clone N starts at offset + N times this"),
     O("invalidate", NULL, LB_OPT_BOOL, invalidate,
-      "drop the files' page cache before starting (default on)"),
+      "drop the files' page cache before starting, and buffered time_based jobs at each "
+      "wrap (default on)"),
+    O("fadvise_hint", NULL, LB_OPT_ENUM, fadvise_hint,
+      "posix_fadvise at open: 1 the job's pattern (random or sequential, default), 0 none",
+      .values = "0|1|sequential|random"),
     O("readonly", NULL, LB_OPT_BOOL, readonly, "refuse any write or trim"),
     O("allow_overwrite", NULL, LB_OPT_BOOL, allow_overwrite,
       "allow writing over a device or a file that holds data"),
@@ -261,6 +265,7 @@ void lb_job_init(struct lb_job *j)
     j->loops = 1;
     j->thinktime_blocks = 1;
     j->invalidate = true;
+    j->fadvise_hint = LB_FADV_PATTERN;
     j->randrepeat = true;
     j->do_verify = true;
     j->interval = 1000000;

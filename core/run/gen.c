@@ -9,6 +9,7 @@
  * offsets exactly; without it from the clock.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -17,6 +18,8 @@
 #include "run/openfiles.h"
 #include "run/run_state.h"
 #include "run/stats_int.h"
+
+static bool wraps_drop(const struct lb_worker *w, const struct lb_gen *g);
 
 static uint64_t seed_base(const struct lb_worker *w)
 {
@@ -129,6 +132,7 @@ int lb_gen_setup(struct lb_worker *w)
     w->time_based = j->time_based;
     if (files_setup(w, g))
         return -EINVAL;
+    g->wrap_drop = wraps_drop(w, g);
     g->slow = w->opsrc || w->verify_writes || j->verify_only || w->open_max;
     g->convert = j->verify_only && lb_job_writes_data(j);
     lb_gen_restart(w);
@@ -158,6 +162,28 @@ void lb_gen_restart(struct lb_worker *w)
 {
     w->pass = 0;
     pass_reset(w);
+}
+
+/* A buffered time_based job reads its files from the device at every
+ * wrap, as fio's: a file's cached pages go when a sequential job over that
+ * one file, or a random job with its map, comes back to its start (fio
+ * keeps the cache of a sequential job over several files, and a random
+ * job without the map never wraps). */
+static bool wraps_drop(const struct lb_worker *w, const struct lb_gen *g)
+{
+    const struct lb_job *j = w->job;
+
+    return j->time_based && !j->direct && j->invalidate &&
+           (g->random ? g->randmap : w->nfiles == 1);
+}
+
+void lb_gen_wrap_drop(struct lb_worker *w, unsigned fi)
+{
+    const struct lb_file *f = &w->files[fi];
+
+    w->wf[fi].drop_due = false;
+    if (f->fd >= 0)
+        posix_fadvise(f->fd, (off_t)f->file_offset, (off_t)f->size, POSIX_FADV_DONTNEED);
 }
 
 /* During the ramp the files wrap: the job's loops count after it. */

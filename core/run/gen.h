@@ -23,6 +23,8 @@ int lb_gen_setup(struct lb_worker *w);
 int lb_gen_next_slow(struct lb_worker *w, struct lb_io *io);
 /* At the end of a pass: GEN_OP (a new pass began), GEN_PASS or GEN_END. */
 int lb_gen_pass_end(struct lb_worker *w);
+/* Drops the cached pages of file fi, which wrapped (gen.wrap_drop). */
+void lb_gen_wrap_drop(struct lb_worker *w, unsigned fi);
 /* Starts the next pass; 1 when the job's loops are done. */
 int lb_gen_new_pass(struct lb_worker *w);
 /* Back to the first pass. */
@@ -51,6 +53,7 @@ static inline uint64_t lb_gen_seq(struct lb_gen *g, struct lb_wfile *f, uint32_t
 
     if (next >= f->end) {
         next = 0;
+        f->drop_due = g->wrap_drop;
         lb_gen_exhaust(g, f);
     }
     f->pos = next;
@@ -71,6 +74,7 @@ static inline uint64_t lb_gen_rand(struct lb_worker *w, struct lb_gen *g, struct
         f->pos = 0;
         if (g->randmap)
             lb_perm_init(&f->perm, f->nblocks, lb_rng_next(&g->rng_off));
+        f->drop_due = g->wrap_drop;
         lb_gen_exhaust(g, f);
     }
     return blk * g->align;
@@ -104,6 +108,8 @@ static inline int lb_gen_core(struct lb_worker *w, struct lb_io *io)
     len = g->bs_fixed[d] ? g->bs_fixed[d] : lb_gen_bs(w, d);
     fi = g->nfiles == 1 ? 0 : lb_gen_file(w);
     f = &w->wf[fi];
+    if (__builtin_expect(f->drop_due, 0))
+        lb_gen_wrap_drop(w, fi);
     off = g->random ? lb_gen_rand(w, g, f) : lb_gen_seq(g, f, len);
     if (__builtin_expect(off + len > f->end, 0))
         len = (uint32_t)(f->end - off);

@@ -298,8 +298,7 @@ static int of_open(struct lb_worker *w, const struct lb_io *io, uint32_t i)
     if (fd < 0)
         return of_fail(w, io, -fd, msg);
     f->fd = fd;
-    if (j->invalidate && !(of->flags[i] & OF_SEEN))
-        posix_fadvise(fd, (off_t)f->file_offset, (off_t)f->size, POSIX_FADV_DONTNEED);
+    lb_of_advise(w, f, fd, !(of->flags[i] & OF_SEEN));
     of->flags[i] |= OF_SEEN;
     ret = w->engine_up && w->eng->open_file ? w->eng->open_file(w->priv, f) : 0;
     if (ret < 0) {
@@ -375,4 +374,17 @@ int lb_of_sync_all(struct lb_worker *w, int op, lb_of_sync_fn sync)
             ret = sync(w, at.file, op);
         }
     return ret;
+}
+
+void lb_of_advise(const struct lb_worker *w, const struct lb_file *f, int fd, bool first)
+{
+    const struct lb_job *j = w->job;
+    int adv = j->fadvise_hint == LB_FADV_RANDOM ? POSIX_FADV_RANDOM : POSIX_FADV_SEQUENTIAL;
+
+    if (j->fadvise_hint == LB_FADV_PATTERN)
+        adv = w->gen.random ? POSIX_FADV_RANDOM : POSIX_FADV_SEQUENTIAL;
+    if (first && j->invalidate)
+        posix_fadvise(fd, (off_t)f->file_offset, (off_t)f->size, POSIX_FADV_DONTNEED);
+    if (j->fadvise_hint != LB_FADV_NONE)
+        posix_fadvise(fd, (off_t)f->file_offset, (off_t)f->size, adv);
 }

@@ -6,6 +6,8 @@
 #ifndef LB_OPENFILES_H
 #define LB_OPENFILES_H
 
+#include <stdbool.h>
+
 struct lb_run;
 struct lb_worker;
 struct lb_io;
@@ -33,5 +35,9 @@ int lb_of_sync_all(struct lb_worker *w, int op, lb_of_sync_fn sync);
 /* The job as the engine sees it: w->job, or a copy without registerfiles
  * when more files than descriptors could not be registered. */
 const struct lb_job *lb_of_engine_job(const struct lb_worker *w);
+
+/* After opening f as fd: fio's fadvise_hint, and with first (the clone's
+ * first open of f) invalidate's drop of its cached pages. */
+void lb_of_advise(const struct lb_worker *w, const struct lb_file *f, int fd, bool first);
 
 #endif

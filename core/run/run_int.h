@@ -41,6 +41,7 @@ struct lb_wfile {
     uint64_t nblocks;            /* end / align */
     uint64_t pos;                /* seq: next offset in the region; random: I/O count */
     bool exhausted;              /* reached its end in this pass */
+    bool drop_due;               /* wrapped: drop its cached pages (gen.wrap_drop) */
     struct lb_perm perm;         /* random map: this pass's order */
 };
 
@@ -51,6 +52,7 @@ struct lb_gen {
     struct lb_rng rng_aux;       /* direction, block size, file choice */
     uint8_t ddir;                /* the direction when not mixed */
     bool mixed, random, randmap, skewed;
+    bool wrap_drop;              /* drop a file's cached pages when it wraps */
     bool slow;                   /* lb_gen_next_slow: opsrc, verify, replay */
     bool replay;                 /* verify phase: replaying a pass */
     bool convert;                /* writes become reads, other ops skipped */

@@ -124,8 +124,7 @@ static int open_files(struct lb_worker *w)
         ret = j->direct ? direct_check(w, f, fd) : 0;
         if (ret)
             return ret;
-        if (j->invalidate)
-            posix_fadvise(fd, (off_t)f->file_offset, (off_t)f->size, POSIX_FADV_DONTNEED);
+        lb_of_advise(w, f, fd, true);
     }
     return 0;
 }

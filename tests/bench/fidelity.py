@@ -11,12 +11,17 @@ here).  Not a test: it asserts nothing and prints markdown tables.
       [--patterns rand4k,seq128k,seq1m] [--runtime 5] [--pairs 2]
       [--disk-dir /var/tmp] [--size 1g] [--blktrace] [--out FILE.md]
 
-Per case and tool (means over the pairs; "spread" is (max-min)/mean of the
-same tool's runs): IOPS, bandwidth, mean/p50/p99/p99.9 of clat and lat,
+Each case runs fio, luabench, fio, luabench, ... (--pairs pairs).  Per case
+and tool (means over the pairs; "spread" is (max-min)/mean of the same
+tool's runs; "lb/fio" is luabench's mean over fio's; "fio/fio" is the mean
+of fio's second, fourth, ... runs over its first, third, ...: the ratio two
+runs of the same tool give, the noise lb/fio is to be read against): IOPS, bandwidth, mean/p50/p99/p99.9 of clat and lat,
 the in-flight count by Little's law (sum over directions of IOPS x mean
 lat), the share of I/Os submitted at the job's depth (iodepth_level), CPU
 per I/O (usr+sys of the job over its I/Os).  On the disk also the kernel's
-counts for the device (/sys/dev/block/M:m/stat: requests, sectors) and the
+counts for the device that holds the file (/sys/dev/block/M:m/stat, M:m the
+file system's device: the partition's own counts where it is one, the same
+file as /sys/class/block/PART/stat; requests and sectors) and the
 bytes the kernel charged to the tool's processes (getrusage ru_inblock /
 ru_oublock), against the tool's total_ios and io_bytes; other users of the
 disk show in the device counts, not in the per-process ones.  --blktrace
@@ -28,9 +33,10 @@ requests).
 Patterns: rand4k (randread 4k), seq128k (read 128k), seq1m (read 1m),
 randrw4k (randrw 4k, the CERN job), randwrite4k, write128k.  psync runs at
 QD1 only (iodepth means nothing to it).  --quick: disk direct, shm buffered
-and FUSE direct, QD 1 and 32, rand4k and seq128k (FUSE: rand4k), 2 s runs,
-one pair (about 2 minutes); the whole matrix at 3 s and two pairs takes
-about 40 minutes.  The files are laid out by fio before the runs and the
+and FUSE direct, QD 1 and 32, rand4k and seq128k (FUSE: rand4k), 1 s runs,
+two pairs (about 3 minutes); the whole matrix at 3 s and two pairs takes
+about 40 minutes, the disk direct part (--targets disk --modes direct)
+about 7.  Each tool runs in a session of its own (see run_tool).  The files are laid out by fio before the runs and the
 FUSE mount and the files are removed at the end; --blktrace needs tracefs
 (mounted here for the run when it is not).
 """
@@ -60,6 +66,12 @@ def depth_key(qd):
 def dev_of(path):
     st = os.stat(path)
     return os.major(st.st_dev), os.minor(st.st_dev)
+
+
+def dev_name(dev):
+    """The kernel's name of a block device (vda, nvme0n1p2), or None."""
+    path = "/sys/dev/block/%d:%d" % dev
+    return os.path.basename(os.path.realpath(path)) if os.path.exists(path) else None
 
 
 def dev_stat(dev):
@@ -201,7 +213,12 @@ def run_tool(cmd, dev, btrace, buflen=0, runtime=0):
     if btrace:
         btrace.start()
     d0 = dev_stat(dev) if dev else None
-    p = subprocess.Popen(cmd, stdout=out, stderr=err, text=True)
+    # Each tool in a session of its own: fio's job processes call setsid(),
+    # so under autogroup scheduling a fio job gets a CPU share of its own;
+    # luabench's workers are threads of the process started here, which
+    # would otherwise share this script's session (and whatever else runs
+    # in it) on a loaded machine.
+    p = subprocess.Popen(cmd, stdout=out, stderr=err, text=True, start_new_session=True)
     tgids, segs, t0 = {p.pid}, None, time.time()
     while True:
         pid, status, ru = os.wait4(p.pid, os.WNOHANG if btrace else 0)
@@ -264,6 +281,17 @@ def spread(xs):
     return (max(xs) - min(xs)) / m if m and len(xs) > 1 else 0.0
 
 
+def halves(xs):
+    """Mean of the second, fourth, ... runs over the first, third, ...: what
+    two runs of one tool differ by; None with a single run."""
+    a, b = xs[0::2], xs[1::2]
+    return mean(b) / mean(a) if b and mean(a) else None
+
+
+def ratio(x, y):
+    return "%.3f" % (x / y) if x is not None and y else "-"
+
+
 def cases(a):
     quick_modes = {"disk": ["direct"], "shm": ["buffered"], "fuse": ["direct"]}
     for target in a.targets:
@@ -304,6 +332,8 @@ def summary(runs, qd):
         s = {k: mean([r[k] for r in rs]) for k in ("iops", "bw", "inflight", "cpu_ns", "ios", "bytes",
                                                     "proc_bytes")}
         s["iops_spread"] = spread([r["iops"] for r in rs])
+        s["halves"] = {k: halves([r[k] if k != "p99" else r["lat"][2] for r in rs])
+                       for k in ("iops", "p99")}
         for kind in ("clat", "lat"):
             s[kind] = [mean([r[kind][i] for r in rs]) for i in range(4)]
         s["at_depth"] = mean([r["level"].get(depth_key(qd), 0) for r in rs])
@@ -329,16 +359,18 @@ def us(ns):
 
 
 def table_queue(rows):
-    t = ["| case | IOPS fio | IOPS luabench | lb/fio | spread fio / lb | in flight fio / lb | "
-         "lb/fio | at depth % fio / lb | CPU/IO ns fio / lb |",
-         "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    t = ["| case | IOPS fio | IOPS luabench | lb/fio | fio/fio | spread fio / lb | in flight fio / lb | "
+         "lb/fio | at depth % fio / lb | lat p99 lb/fio | fio/fio | CPU/IO ns fio / lb |",
+         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for c, s in rows:
         f, l = s["fio"], s["luabench"]
-        t.append("| %s | %.0f | %.0f | %.3f | %.1f%% / %.1f%% | %.2f / %.2f | %.3f | %.1f / %.1f | %.0f / %.0f |" % (
-            label(c), f["iops"], l["iops"], l["iops"] / f["iops"] if f["iops"] else 0,
-            100 * f["iops_spread"], 100 * l["iops_spread"], f["inflight"], l["inflight"],
-            l["inflight"] / f["inflight"] if f["inflight"] else 0, f["at_depth"], l["at_depth"],
-            f["cpu_ns"], l["cpu_ns"]))
+        t.append("| %s | %.0f | %.0f | %s | %s | %.1f%% / %.1f%% | %.2f / %.2f | %s | %.1f / %.1f | "
+                 "%s | %s | %.0f / %.0f |" % (
+                     label(c), f["iops"], l["iops"], ratio(l["iops"], f["iops"]),
+                     ratio(f["halves"]["iops"], 1), 100 * f["iops_spread"], 100 * l["iops_spread"],
+                     f["inflight"], l["inflight"], ratio(l["inflight"], f["inflight"]),
+                     f["at_depth"], l["at_depth"], ratio(l["lat"][2], f["lat"][2]),
+                     ratio(f["halves"]["p99"], 1), f["cpu_ns"], l["cpu_ns"]))
     return t
 
 
@@ -412,8 +444,8 @@ def parse():
     if a.quick:
         a.qd = [q for q in a.qd if q in (1, 32)] or [1, 32]
         a.patterns = [p for p in a.patterns if p in ("rand4k", "seq128k")] or ["rand4k"]
-    a.runtime = a.runtime or ("2" if a.quick else "5")
-    a.pairs = a.pairs or (1 if a.quick else 2)
+    a.runtime = a.runtime or ("1" if a.quick else "3")
+    a.pairs = a.pairs or 2
     for p in a.patterns:
         if p not in PATTERNS:
             ap.error("unknown pattern '%s' (%s)" % (p, ", ".join(PATTERNS)))
@@ -447,13 +479,17 @@ def main():
                 files["fuse"] = os.path.join(m, "data")
         for t, f in files.items():
             lay_out(f, a.size)
+        if "disk" in files:
+            d = dev_of(files["disk"])
+            notes.append("disk: %s on %s (%d:%d)" % (a.disk_dir, dev_name(d), *d) if dev_name(d) else
+                         "disk: %s is on no block device (%d:%d): no device counts" % (a.disk_dir, *d))
         if a.blktrace and "disk" in files:
             btrace = BlockTrace(dev_of(files["disk"]))
         stamp = time.strftime("%Y-%m-%d %H:%M")
         head = ["# fidelity, %s, %s, %d CPUs, kernel %s, %s, load average %.1f at the start" % (
             stamp, os.uname().nodename, os.cpu_count(), os.uname().release,
             subprocess.run(["fio", "--version"], capture_output=True, text=True).stdout.strip(),
-            os.getloadavg()[0]), "", "`%s`" % " ".join(["fidelity.py"] + sys.argv[1:]), ""] + notes
+            os.getloadavg()[0]), "", "`%s`" % " ".join(["fidelity.py"] + sys.argv[1:]), ""] + notes + [""]
         print("\n".join(head), flush=True)
         rows = []
         for c in cases(a):
@@ -464,9 +500,11 @@ def main():
                 continue
             rows.append((c, s))
             f, l = s["fio"], s["luabench"]
-            print("%-40s IOPS %10.0f / %10.0f  in flight %6.2f / %6.2f  lat %8s / %8s us" % (
-                label(c), f["iops"], l["iops"], f["inflight"], l["inflight"], us(f["lat"][0]),
-                us(l["lat"][0])), file=sys.stderr, flush=True)
+            print("%-40s IOPS %9.0f / %9.0f  lb/fio %s fio/fio %s  in flight %6.2f / %6.2f  "
+                  "lat %7s / %7s us" % (
+                      label(c), f["iops"], l["iops"], ratio(l["iops"], f["iops"]),
+                      ratio(f["halves"]["iops"], 1), f["inflight"], l["inflight"], us(f["lat"][0]),
+                      us(l["lat"][0])), file=sys.stderr, flush=True)
         out = head + ["## Throughput and queue", ""] + table_queue(rows) + [
             "", "## Latency (us, fio / luabench)", ""] + table_latency(rows) + [
             "", "## Kernel counts (disk)", ""] + table_kernel(rows)

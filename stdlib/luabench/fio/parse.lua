@@ -36,7 +36,7 @@ P.INTERNAL = {
   log_compression = true, log_unix_epoch = true,
   disable_lat = true, disable_clat = true, disable_slat = true,
   disable_bw_measurement = true, disable_bw = true,
-  stats = true, fadvise_hint = true, eta = true, eta_newline = true,
+  stats = true, eta = true, eta_newline = true,
 }
 
 -- Options whose bare form means "the default string", not "1".
