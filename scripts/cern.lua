@@ -140,7 +140,9 @@ end
 -- (on_error=skip).  The process exits 1 either way.
 local function failed(name, params, err)
   local msg = tostring(err):gsub("^[^\n:]*%.lua:%d+: ", "")
-  if (lb.size or 1) > 1 then error(err, 0) end       -- every rank ends (see sweep.run)
+  local usage = debug.getregistry()["luabench.usage"]      -- bad options: exit 2
+  local bad = type(usage) == "string" and tostring(err):find(usage, 1, true)
+  if bad or (lb.size or 1) > 1 then error(err, 0) end   -- every rank ends (see sweep.run)
   if R.journal then R.journal:failed(name, {params = params, label = name}, msg) end
   lb.fail()
   local why = string.format("%s%s failed: %s", name, params.run and (" run " .. params.run) or "", msg)
