@@ -251,6 +251,8 @@ return {
       {"compare.effective_n(xs)", "The effective count of autocorrelated samples."},
       {"compare.t_cdf(t, df)", "Student's t distribution function."},
       {"compare.t_quantile(p, df)", "Student's t quantile."},
+      {"compare.mean_interval(xs [, confidence])", "The mean of numbers, their standard deviation " ..
+       "and Student's t interval of the mean (mean, sd, n, lo, hi): cern.lua's average of its runs."},
       {"compare.main(argv)", "luabench compare; returns the exit status."},
     }, fields = {
       {"compare.METRICS", "The metrics compared by default: iops, bw, p50, p99."},
@@ -318,7 +320,7 @@ return {
   -- Helpers the library and the ready scripts share; not a stable interface.
   internal = {
     ["luabench.progress"] = {"busy", "eta_text", "expected_s", "fio_eta", "fio_line", "letter", "own_run",
-                             "plain", "wrap"},
+                             "plain", "wrap", "train", "meta", "work_line"},
     ["luabench.fio"] = {"cli", "cli_jobs", "entries", "report", "showcmd"},
   },
   -- Modules of the ready scripts' own rules.

@@ -47,8 +47,8 @@ static const char usage[] =
 "  -v, --version       print the version and the git commit of the build\n"
 "  --list-engines      each I/O engine and whether this kernel runs it\n"
 "  -q, --quiet         no progress line, no notes\n"
-"  --eta=WHEN          fio's status line on stdout during lb.run: auto (when\n"
-"                      stdout is a terminal), always, never\n"
+"  --eta=WHEN          fio's status line on stdout during lb.run, lb.train and\n"
+"                      lb.meta: auto (when stdout is a terminal), always, never\n"
 "  --eta-newline=TIME  a new status line every TIME instead of redrawing it\n"
 "  --readonly          open no file for writing and create none\n"
 "  --allow-overwrite   allow writing into files luabench did not create\n"
@@ -171,7 +171,9 @@ static void set_path(lua_State *L, const char *stdlib)
 static const char lb_aliases[] =
     "local lb = ...\n"
     "function lb.report(...) return require('luabench.report').print(...) end\n"
-    "lb.run = require('luabench.progress').plain(lb.run)\n";
+    "lb.run = require('luabench.progress').plain(lb.run)\n"
+    "lb.train = require('luabench.progress').train(lb.train)\n"
+    "lb.meta = require('luabench.progress').meta(lb.meta)\n";
 
 /* The lb module as the global lb, with its aliases. */
 static void open_lb(lua_State *L)

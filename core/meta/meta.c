@@ -328,12 +328,13 @@ static void wait_workers(struct meta_run *r, uint64_t before, uint64_t total)
 {
     const struct lb_meta_cfg *c = r->cfg;
     pthread_mutex_lock(&r->mu);
+    struct timespec ts;      /* the next call, a second on: a thread that ends */
+    clock_gettime(CLOCK_MONOTONIC, &ts);  /* wakes the wait but does not move it */
+    ts.tv_sec += 1;
     while (r->running) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        ts.tv_sec += 1;
         if (pthread_cond_timedwait(&r->cv, &r->mu, &ts) != ETIMEDOUT || !c->progress)
             continue;
+        ts.tv_sec += 1;
         pthread_mutex_unlock(&r->mu);
         if (c->progress(c->progress_arg, op_names[r->op], before + done_sum(r), total)) {
             r->res->stopped = 1;

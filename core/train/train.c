@@ -262,12 +262,13 @@ static void wait_threads(struct train_run *r, const char *phase,
 {
     const struct lb_train_cfg *c = r->cfg;
     pthread_mutex_lock(&r->mu);
+    struct timespec ts;      /* the next call, a second on: a thread that ends */
+    clock_gettime(CLOCK_MONOTONIC, &ts);  /* wakes the wait but does not move it */
+    ts.tv_sec += 1;
     while (r->running) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        ts.tv_sec += 1;
         if (pthread_cond_timedwait(&r->done_cv, &r->mu, &ts) != ETIMEDOUT || !c->progress)
             continue;
+        ts.tv_sec += 1;
         pthread_mutex_unlock(&r->mu);
         if (c->progress(c->progress_arg, phase, done(r), total)) {
             r->res->stopped = 1;

@@ -135,6 +135,21 @@ function M.effective_n(xs)
   return math.max(1, math.min(n, n * (1 - r) / (1 + r)))
 end
 
+--[[ compare.mean_interval(xs [, confidence]) -> {mean=, sd=, n=, lo=, hi=,
+confidence=}: the mean of the numbers in xs, their standard deviation
+(n - 1) and Student's t interval of the mean at confidence (0.95); lo and
+hi are nil with fewer than two numbers, sd too with none. ]]
+function M.mean_interval(xs, confidence)
+  confidence = confidence or 0.95
+  local mean, var, n = moments(xs)
+  local out = {mean = n > 0 and mean or nil, n = n, confidence = confidence,
+               sd = n > 1 and math.sqrt(var) or (n == 1 and 0 or nil)}
+  if n < 2 then return out end
+  local h = M.t_quantile(1 - (1 - confidence) / 2, n - 1) * out.sd / math.sqrt(n)
+  out.lo, out.hi = mean - h, mean + h
+  return out
+end
+
 --[[ compare.ratio_interval(xa, xb, confidence [, na, nb]) -> ratio of the
 means, lo, hi, df: Welch's interval for log(mean b / mean a); na, nb are
 effective sample counts (default #xa, #xb).  nil when a side has fewer than

@@ -109,17 +109,38 @@ local function free_name(path)
   error("journal: no free name beside " .. path, 0)
 end
 
+-- The text of a journal file, or nil and the error.  Under MPI the
+-- journal lives on rank 0: it reads the file and every rank gets rank 0's
+-- text (or its error), so that all of them agree on the points it holds
+-- -- the plan of the resumed run -- without the file on their hosts.
+local function text_of(path)
+  local function load()
+    local f, err = io.open(path, "r")
+    if not f then return nil, err end
+    local text = f:read("a")
+    f:close()
+    return text
+  end
+  if (lb.size or 1) <= 1 or not lb.bcast then return load() end
+  local msg = ""
+  if lb.rank == 0 then
+    local text, err = load()
+    msg = lb.json({text = text, err = err})
+  end
+  local got = lb.json_decode(lb.bcast(msg, 0))
+  return got.text, got.err
+end
+
 -- The records of a journal file; raises (as bad input) when it is not one.
 local function read(path, usage)
-  local f, err = io.open(path, "r")
-  if not f then usage("resume: %s", err) end
+  local text, err = text_of(path)
+  if not text then usage("resume: %s", err) end
   local recs = {}
-  for line in f:lines() do
+  for line in text:gmatch("([^\n]*)\n") do
     local ok, rec = pcall(lb.json_decode, line)
     if not ok or type(rec) ~= "table" then break end      -- a line cut short
     recs[#recs + 1] = rec
   end
-  f:close()
   if not recs[1] or recs[1].type ~= "journal" or recs[1].schema ~= M.SCHEMA then
     usage("resume: %s is not a luabench journal", path)
   end
@@ -151,11 +172,13 @@ resume the journal is read, its define checked against this one and the
 points it holds offered to J:restore; the new points go on at its end.
 Otherwise path (made free with .1, .2 ... when taken) is created at the
 first line.  usage(fmt, ...) reports bad input (default: an error);
-write = false reads but never writes (the other ranks of a cluster). ]]
+write = false reads but never writes (the other ranks of a cluster; under
+MPI only rank 0 ever writes).  Under MPI a resume is collective: every
+rank calls journal.open, and rank 0's file is what they all read. ]]
 function M.open(o)
   local usage = o.usage or default_usage
   local self = setmetatable({define = o.define or {}, done = {}, created = false, held = 0,
-                             write = o.write ~= false}, J)
+                             write = o.write ~= false and (lb.rank or 0) == 0}, J)
   if o.resume then
     local recs = read(o.resume, usage)
     check_define(o.resume, recs[1].define, self.define, usage)
@@ -168,7 +191,7 @@ function M.open(o)
     end
     return self
   end
-  self.path = free_name(o.path)
+  self.path = self.write and free_name(o.path) or o.path
   append(self, {type = "journal", schema = M.SCHEMA, version = lb.version, started = utc(),
                 what = o.what or "sweep", define = self.define})
   return self

@@ -235,17 +235,20 @@ function M.fio_eta(o)
   local on = mode == "always" or (mode == "auto" and not lb.quiet and lb.isatty ~= nil and
                                   lb.isatty(1) == true)
   if not on then return nil end
-  local E = {newline = o.newline, shown = false}
+  local E = {newline = o.newline, shown = false, last = 0}
+  -- Draws text, el seconds into the run: redrawn, or a new line every
+  -- E.newline seconds.
+  function E.draw(_, text, el)
+    local nl = E.newline and el - E.last >= E.newline - 1e-3
+    if nl then E.last = el end
+    io.stdout:write(text, nl and "\n" or "\r")
+    io.stdout:flush()
+    E.shown = not nl
+  end
   function E.wrap(_, rule, lo)
-    local last = 0                  -- the run's time of the last new line
+    E.last = 0                      -- the run's time of the last new line
     return function(iv)
-      local text = M.fio_line(iv, lo)
-      local el = iv.elapsed_s or 0
-      local nl = E.newline and el - last >= E.newline - 1e-3
-      if nl then last = el end
-      io.stdout:write(text, nl and "\n" or "\r")
-      io.stdout:flush()
-      E.shown = not nl
+      E:draw(M.fio_line(iv, lo), iv.elapsed_s or 0)
       if rule then return rule(iv) end
       return false
     end
@@ -304,6 +307,135 @@ function M.plain(run)
     return run(s, ...)
   end
 end
+
+-- ---------------------------------------------------------------- lb.train, lb.meta
+
+-- The mean of a size as lb.train takes it: "4k", 4096, {mean=}, {min=, max=}.
+local function mean_size(v, default)
+  local prep = require "luabench.prep"
+  local function b(x)
+    local ok, n = pcall(prep.bytes, x)
+    return ok and n or nil
+  end
+  if type(v) == "table" then
+    if v.mean then return b(v.mean) or default end
+    local lo, hi = b(v.min), b(v.max)
+    return lo and hi and (lo + hi) / 2 or default
+  end
+  return v ~= nil and b(v) or default
+end
+
+local function plural(n, word) return string.format("%d %s%s", n, word, n == 1 and "" or "s") end
+
+--[[ What the line of lb.train says: "Train: 4 accelerators: [epoch 2/3]
+[45.0%][r=1234MiB/s][9876 samples/s][eta 00m:33s]"; while the dataset is
+laid out "[layout]" and files/s, w=.  MiB/s is the items' rate times their
+mean size (the spec's sample_size). ]]
+local function train_words(spec)
+  local acc, epochs = tonumber(spec.accelerators) or 1, tonumber(spec.epochs) or 1
+  local sample = mean_size(spec.sample_size, 128 * 1024)
+  local per_file = tonumber(spec.samples_per_file) or 1
+  local function words(phase, done, total)
+    local w = {head = "Train: " .. plural(acc, "accelerator")}
+    if phase == "train" then
+      local per = total // math.max(1, epochs)          -- samples read per epoch
+      local e = per > 0 and math.max(1, math.min(epochs, (done + per - 1) // per)) or 1
+      w.where, w.item, w.dir, w.bytes = string.format("epoch %d/%d", e, epochs), "samples", "r", sample
+    else
+      w.where, w.item, w.dir, w.bytes = phase, "files", "w", sample * per_file
+    end
+    return w
+  end
+  -- The last line, from the result: done, rate, bytes/s.
+  local function final(r)
+    local w = words("train", r.samples or 0, r.samples or 0)
+    w.where = string.format("epoch %d/%d", #(r.epochs or {}), epochs)
+    return w, r.samples or 0, r.samples_per_s, r.bw_bytes
+  end
+  return words, final
+end
+
+-- lb.meta's: "Meta: 8 threads: [create][45.0%][w=12.3MiB/s][12.3k ops/s][eta ...]".
+local META_DIR = {create = "w", read = "r"}
+local function meta_words(spec)
+  local threads = tonumber(spec.threads) or 1
+  local size = mean_size(spec.size, 4096)
+  local head = "Meta: " .. plural(threads, "thread")
+  local function words(phase)
+    return {head = head, where = phase, item = "ops", dir = META_DIR[phase], bytes = size}
+  end
+  local function final(r)
+    local n, t, bytes, names = 0, 0, 0, {}
+    for name, o in pairs(r.ops or {}) do
+      n, t, bytes = n + (o.count or 0), t + (o.time_s or 0), bytes + (o.bytes or 0)
+      names[#names + 1] = name
+    end
+    if type(spec.ops) == "table" then names = spec.ops else table.sort(names) end
+    local w = {head = head, where = table.concat(names, ","), item = "ops",
+               dir = bytes > 0 and "rw" or nil, bytes = 0}
+    return w, n, t > 0 and n / t or nil, t > 0 and bytes / t or nil
+  end
+  return words, final
+end
+
+--[[ progress.work_line(words, done, total, rate, eta [, bw]) -> text: the
+line of lb.train and lb.meta; bw (bytes/s) defaults to the rate of items
+times their mean size. ]]
+function M.work_line(w, done, total, rate, eta, bw)
+  local s = string.format("%s: [%s]", w.head, w.where)
+  s = s .. (total > 0 and string.format("[%.1f%%]", math.min(1, done / total) * 100) or "[-.-%]")
+  if rate then
+    bw = bw or rate * w.bytes
+    if w.dir then s = s .. string.format("[%s=%s]", w.dir, sig4(bw, 1024, BW_UNITS)) end
+    s = s .. string.format("[%s %s/s]", sig4(rate, 1000, N_UNITS), w.item)
+  end
+  return s .. "[eta " .. (eta and eta_text(eta) or "--m:--s") .. "]"
+end
+
+-- fn (lb.train or lb.meta) drawing its line when one is wanted: the
+-- spec's progress function gets the core's calls (done, total, phase)
+-- first drawn, then passed on to the user's own progress, if any.
+local function with_line(fn, words_of)
+  return function(spec, ...)
+    local ok, secs = pcall(require("luabench.stop").seconds, lb.eta_newline)
+    local E = M.busy == 0 and type(spec) == "table" and (lb.rank or 0) == 0 and
+              M.fio_eta{mode = lb.eta, newline = lb.eta_newline and ok and secs or nil}
+    local user = type(spec) == "table" and spec.progress
+    if not E or (user ~= nil and type(user) ~= "function") then return fn(spec, ...) end
+    local words, final = words_of(spec)
+    local s = {}
+    for k, v in pairs(spec) do s[k] = v end
+    local t0 = lb.now()
+    local phase, base_t, base_done, last_total
+    s.progress = function(done, total, ph)
+      local now = lb.now()
+      if ph ~= phase then    -- a new phase: its rate from its own start
+        phase, base_t, base_done = ph, base_t or t0, (base_done or 0) <= done and base_done or 0
+      end
+      local rate = now > base_t and (done - (base_done or 0)) / (now - base_t) or nil
+      if rate and rate <= 0 then rate = nil end
+      base_t, base_done, last_total = now, done, total
+      E:draw(M.work_line(words(ph, done, total), done, total, rate,
+                         rate and (total - done) / rate or nil), now - t0)
+      if user then return user(done, total, ph) end
+    end
+    local _ <close> = setmetatable({}, {__close = function() E:finish() end})
+    local r = fn(s, ...)
+    if type(r) == "table" then       -- the whole run's line, also for one under a second
+      local w, done, rate, bw = final(r)
+      local total = r.stopped and (last_total or 0) or done
+      E:draw(M.work_line(w, done, total, rate, not r.stopped and 0 or nil, bw), lb.now() - t0)
+    end
+    return r
+  end
+end
+
+--[[ progress.train(lb.train), progress.meta(lb.meta): the functions as
+scripts see them: fio's rules for its status line (--eta, --eta-newline,
+stdout a terminal, never with --quiet or inside a sweep's own line) and a
+line of their own (see train_words, meta_words). ]]
+function M.train(fn) return with_line(fn, train_words) end
+function M.meta(fn) return with_line(fn, meta_words) end
 
 --[[ progress.run(spec [, o]) -> result: lb.run with a progress line (o as
 for progress.new; total_s defaults to the spec's runtime).  The line is

@@ -408,17 +408,19 @@ M.JOURNAL_PARAMS = {
 local NOT_DEFINING = {resume = true, out = true, on_error = true, keep = true, help = true,
                       baseline = true, unit = true}
 
---[[ script.journal(P [, name]) -> journal: the luabench.journal every
+--[[ script.journal(P [, name] [, free]) -> journal: the luabench.journal every
 point of the script goes to -- P.resume when given (its parameters checked
 against P: a changed one is bad input, exit 2), else a new PREFIX.journal.jsonl
 beside out=PREFIX, else NAME.journal.jsonl in the working directory (made
 free with .1, .2 ... when taken).  The first line the script prints names
-it.  Only rank 0 writes; under --readonly there is none (a note says so). ]]
-function M.journal(P, name)
+it.  Only rank 0 writes; under --readonly there is none (a note says so).
+free: a set of the script's parameter names that may differ on resume
+(they change no number). ]]
+function M.journal(P, name, free)
   name = name or (M.script_name or M.name()):gsub("%.lua$", "")
   local define = {}
   for k, v in pairs(P) do
-    if not NOT_DEFINING[k] then define[k] = journal.show(v) end
+    if not NOT_DEFINING[k] and not (free and free[k]) then define[k] = journal.show(v) end
   end
   if lb.readonly and not P.resume then
     M.note("--readonly: no journal is kept")

@@ -18,6 +18,16 @@ for _, c in ipairs({{1, 12.706}, {2, 4.303}, {4, 2.776}, {10, 2.228}, {30, 2.042
 end
 check(math.abs(compare.t_quantile(0.95, 5) - 2.015) < 2e-3, "t(0.95, 5)")
 
+-- The mean of three runs and its interval: 200, 164, 185 -> mean 183,
+-- sd 18.08, 95% interval mean +- 4.303 * sd / sqrt(3)
+local mi = compare.mean_interval({200, 164, 185})
+check(math.abs(mi.mean - 183) < 1e-9 and math.abs(mi.sd - 18.083141) < 1e-5, "mean %g sd %g", mi.mean, mi.sd)
+check(math.abs(mi.hi - mi.mean - 4.3027 * mi.sd / math.sqrt(3)) < 0.01, "interval %g..%g", mi.lo, mi.hi)
+check(math.abs((mi.lo + mi.hi) / 2 - 183) < 1e-9 and mi.n == 3 and mi.confidence == 0.95, "centred")
+local lone = compare.mean_interval({7})
+check(lone.mean == 7 and lone.sd == 0 and lone.lo == nil, "one number: no interval")
+check(compare.mean_interval({}).mean == nil, "no number: no mean")
+
 math.randomseed(17, 4)
 local function gauss()
   local u1, u2 = 1 - math.random(), math.random()
