@@ -169,6 +169,12 @@ static void push_dir(lua_State *L, const struct lb_stats *s, int d,
     lua_setfield(L, -2, "slat_hist");
     push_hist_copy(L, ds->lat);
     lua_setfield(L, -2, "lat_hist");
+    if (ds->sched) {             /* a rate cap: the open-loop latency */
+        lb_push_latency(L, ds->sched);
+        lua_setfield(L, -2, "sched_lat_ns");
+        push_hist_copy(L, ds->sched);
+        lua_setfield(L, -2, "sched_lat_hist");
+    }
     push_samples(L, ivs, d);
 }
 

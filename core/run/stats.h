@@ -24,6 +24,9 @@ struct lb_dir_stats {
     uint64_t errors;             /* failed I/Os */
     uint64_t bs_min, bs_max;     /* block sizes seen */
     struct lb_hist *slat, *clat, *lat;   /* never NULL in a result */
+    struct lb_hist *sched;       /* open-loop latency, from the time the rate
+                                    schedule had the I/O due to its
+                                    completion; NULL without a rate cap */
 };
 
 struct lb_err_stats {

@@ -3,8 +3,9 @@
  *
  * A packed result, in 64-bit words: the host name (LB_PACK_HOST bytes),
  * struct lb_stats as its bytes (its histogram pointers meaningless), its
- * nine histograms (slat, clat, lat of each direction) and the sync
- * latency histogram, then the number of
+ * nine histograms (slat, clat, lat of each direction), the sync
+ * latency histogram and the three open-loop ones (absent without a rate
+ * cap), then the number of
  * intervals and, for each, its index, start, end and per direction ios,
  * bytes and the clat histogram.  A histogram is UINT64_MAX when absent,
  * else the count of non-empty buckets, (index, count) pairs, and the six
@@ -77,6 +78,8 @@ static void put_stats(struct lb_pack *b, const struct lb_stats *s, uint64_t *fla
         put_hist(b, s->dir[d].lat, flat);
     }
     put_hist(b, s->sync_lat, flat);
+    for (int d = 0; d < LB_DDIR_N; d++)
+        put_hist(b, s->dir[d].sched, flat);
 }
 
 int lb_stats_pack(struct lb_pack *b, const char *host, const struct lb_stats *s,
@@ -157,12 +160,27 @@ static void get_hist(struct rbuf *r, struct lb_hist *h)
         r->bad = 1;
 }
 
+/* Reads a packed histogram that may be absent: *h is made only when it
+ * is there. */
+static void get_hist_opt(struct rbuf *r, struct lb_hist **h)
+{
+    if (r->pos < r->n && r->w[r->pos] == UINT64_MAX) {
+        r->pos++;
+        return;
+    }
+    if (lb_hist_new(h) < 0) {
+        r->bad = 1;
+        return;
+    }
+    get_hist(r, *h);
+}
+
 /* Reads one packed lb_stats into s (its histograms allocated here). */
 static int get_stats(struct rbuf *r, struct lb_stats *s)
 {
     get_bytes(r, s, sizeof *s);
     for (int d = 0; d < LB_DDIR_N; d++)
-        s->dir[d].slat = s->dir[d].clat = s->dir[d].lat = NULL;
+        s->dir[d].slat = s->dir[d].clat = s->dir[d].lat = s->dir[d].sched = NULL;
     s->sync_lat = NULL;
     if (lb_stats_fill(s) < 0)
         return -ENOMEM;
@@ -172,6 +190,8 @@ static int get_stats(struct rbuf *r, struct lb_stats *s)
         get_hist(r, s->dir[d].lat);
     }
     get_hist(r, s->sync_lat);
+    for (int d = 0; d < LB_DDIR_N; d++)
+        get_hist_opt(r, &s->dir[d].sched);
     return r->bad ? -EPROTO : 0;
 }
 

@@ -179,8 +179,9 @@ end
 
 -- The row of one result: every metric key, raw units; p50, p99, p99.9 and
 -- lat_mean of total latency (latency = "lat"), the same of completion
--- latency under clat_p50..., and slat_share, the part of the mean total
--- latency spent in submission.
+-- latency under clat_p50..., under a rate cap sched_p50, sched_p99 and
+-- sched_p99.9 of the open-loop latency (from each I/O's due time), and
+-- slat_share, the part of the mean total latency spent in submission.
 function M.values(r, ddir)
   local v = {
     iops = M.metric(r, "iops", ddir), bw = M.metric(r, "bw", ddir),
@@ -194,6 +195,10 @@ function M.values(r, ddir)
   for _, k in ipairs{"p50", "p99", "p99.9", "lat_mean"} do
     v[k] = M.metric(r, k, ddir)
     v["clat_" .. k] = M.metric(r, "clat_" .. k, ddir)
+  end
+  local sh = M.hist(r, ddir, "sched_lat")   -- only under a rate cap
+  if sh and sh:count() > 0 then
+    v.sched_p50, v.sched_p99, v["sched_p99.9"] = sh:percentile(50), sh:percentile(99), sh:percentile(99.9)
   end
   local s = M.hist(r, ddir, "slat")
   if s and s:count() > 0 and v.lat_mean and v.lat_mean > 0 then
