@@ -13,8 +13,8 @@
  * latency t_done - t_sched counts the time it waited behind a stall.
  *
  * The common completion costs two counter updates and one histogram record
- * per latency kind (into the interval's clat histogram; the cumulative one
- * is built at each interval roll-over), and one comparison of the clock
+ * per latency kind (clat and lat into the interval's histograms; the
+ * cumulative ones are built at each interval roll-over), and one comparison of the clock
  * with next_event, the earliest of: the end of the ramp, the next interval
  * boundary, the runtime deadline.  Everything unusual (errors, short I/Os,
  * ramp, verification, fsync every N writes, tracing) takes complete_slow().
@@ -261,7 +261,7 @@ static void record(struct lb_worker *w, const struct lb_io *io, uint64_t t, bool
     } else {
         lb_hist_record(w->iv_clat[d], t - io->t_issue);
         lb_hist_record(w->st.dir[d].slat, io->t_issue - io->t_start);
-        lb_hist_record(w->st.dir[d].lat, t - io->t_start);
+        lb_hist_record(w->iv_lat[d], t - io->t_start);
     }
     if (io->t_sched && w->st.dir[d].sched)
         lb_hist_record(w->st.dir[d].sched, t > io->t_sched ? t - io->t_sched : 0);
@@ -315,7 +315,7 @@ int complete(struct lb_worker *w, struct lb_io *io, uint64_t t, const bool sync)
         } else {
             lb_hist_record(w->iv_clat[d], t - io->t_issue);
             lb_hist_record(w->st.dir[d].slat, io->t_issue - io->t_start);
-            lb_hist_record(w->st.dir[d].lat, t - io->t_start);
+            lb_hist_record(w->iv_lat[d], t - io->t_start);
         }
     } else {
         int r = complete_slow(w, io, t, sync);

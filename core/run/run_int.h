@@ -75,6 +75,7 @@ struct lb_ivnode {
     uint64_t end_ns;             /* relative to the run's origin */
     uint64_t ios[LB_DDIR_N], bytes[LB_DDIR_N];
     struct lb_hist *clat[LB_DDIR_N];
+    struct lb_hist *lat[LB_DDIR_N];  /* NULL for a sync engine (lat = clat) */
 };
 
 struct lb_bsw {                  /* bssplit, cumulative weights */
@@ -175,6 +176,8 @@ struct lb_worker {
                                     intervals' origin (run->t0) */
     uint32_t iv_k;               /* the interval being recorded */
     struct lb_hist *iv_clat[LB_DDIR_N];
+    struct lb_hist *iv_lat[LB_DDIR_N];   /* async engines; a sync engine's
+                                            lat is its clat */
     uint64_t iv_ios[LB_DDIR_N], iv_bytes[LB_DDIR_N];   /* this interval's */
     struct lb_stats st;          /* the clone's result */
     struct lb_stats st_lost;     /* main: the result of an abandoned thread */

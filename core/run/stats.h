@@ -76,6 +76,8 @@ struct lb_interval {
     uint64_t start_ns, end_ns;   /* relative to the start of measurement */
     uint64_t ios[LB_DDIR_N], bytes[LB_DDIR_N];
     struct lb_hist *clat[LB_DDIR_N];   /* the interval's completions */
+    struct lb_hist *lat[LB_DDIR_N];    /* their total latency (slat + clat;
+                                          clat for a sync engine) */
 };
 
 #endif

@@ -7,7 +7,7 @@
  * latency histogram and the three open-loop ones (absent without a rate
  * cap), then the number of
  * intervals and, for each, its index, start, end and per direction ios,
- * bytes and the clat histogram.  A histogram is UINT64_MAX when absent,
+ * bytes and the clat and lat histograms.  A histogram is UINT64_MAX when absent,
  * else the count of non-empty buckets, (index, count) pairs, and the six
  * summary words of lb_hist_export.  Bytes are copied in whole words, the
  * last one padded with zeros.
@@ -102,6 +102,7 @@ int lb_stats_pack(struct lb_pack *b, const char *host, const struct lb_stats *s,
             put(b, iv[i]->ios[d]);
             put(b, iv[i]->bytes[d]);
             put_hist(b, iv[i]->clat[d], flat);
+            put_hist(b, iv[i]->lat[d], flat);
         }
     }
     free(flat);
@@ -223,7 +224,7 @@ static int grow_intervals(struct lb_merged *m, size_t n)
         v->index = (uint32_t)(v - iv);
         v->start_ns = UINT64_MAX;
         for (int d = 0; d < LB_DDIR_N; d++)
-            if (lb_hist_new(&v->clat[d]) < 0)
+            if (lb_hist_new(&v->clat[d]) < 0 || lb_hist_new(&v->lat[d]) < 0)
                 return -ENOMEM;
     }
     return 0;
@@ -239,6 +240,7 @@ static void get_interval(struct rbuf *r, struct lb_interval *iv)
         iv->ios[d] += get(r);
         iv->bytes[d] += get(r);
         get_hist(r, iv->clat[d]);
+        get_hist(r, iv->lat[d]);
     }
 }
 
@@ -280,8 +282,10 @@ void lb_merged_free(struct lb_merged *m)
 {
     lb_stats_release(&m->total);
     for (size_t i = 0; i < m->niv; i++)
-        for (int d = 0; d < LB_DDIR_N; d++)
+        for (int d = 0; d < LB_DDIR_N; d++) {
             lb_hist_free(m->iv[i].clat[d]);
+            lb_hist_free(m->iv[i].lat[d]);
+        }
     free(m->iv);
     memset(m, 0, sizeof *m);
 }

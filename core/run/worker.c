@@ -185,7 +185,8 @@ static int alloc_stats(struct lb_worker *w)
         if (!(w->dirs & (1u << d)))
             continue;
         if (lb_hist_new(&w->iv_clat[d]) || lb_hist_new(&ds->clat) ||
-            (!w->sync && (lb_hist_new(&ds->slat) || lb_hist_new(&ds->lat))) ||
+            (!w->sync && (lb_hist_new(&ds->slat) || lb_hist_new(&ds->lat) ||
+                          lb_hist_new(&w->iv_lat[d]))) ||
             (w->rate_bps[d] && lb_hist_new(&ds->sched)))
             return fail(w, -ENOMEM, "out of memory");
     }
@@ -375,7 +376,7 @@ static uint64_t mem_of(const struct lb_worker *w)
 
     m += w->nfiles * (sizeof(*w->files) + 3 * sizeof(*w->wf) + sizeof(*w->dist));
     for (int d = 0; d < LB_DDIR_N; d++) {
-        m += hist_mem(w->iv_clat[d]) + hist_mem(w->st.dir[d].clat) +
+        m += hist_mem(w->iv_clat[d]) + hist_mem(w->iv_lat[d]) + hist_mem(w->st.dir[d].clat) +
              hist_mem(w->st.dir[d].slat) + hist_mem(w->st.dir[d].lat) +
              hist_mem(w->st.dir[d].sched);
     }
@@ -523,8 +524,10 @@ void lb_worker_free(struct lb_worker *w)
     for (unsigned i = 0; i < w->nfiles; i++)
         free(w->files[i].path);
     free(w->files);
-    for (int d = 0; d < LB_DDIR_N; d++)
+    for (int d = 0; d < LB_DDIR_N; d++) {
         lb_hist_free(w->iv_clat[d]);
+        lb_hist_free(w->iv_lat[d]);
+    }
     lb_iv_nodes_free(w->spare);
     lb_stats_release(&w->st);
     lb_stats_release(&w->st_lost);

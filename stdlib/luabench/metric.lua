@@ -136,9 +136,10 @@ local function has_ios(part)
   return h ~= nil and h:count() > 0
 end
 
--- The histogram of one latency kind ("lat", "clat" or "slat") of the
--- directions that did I/O, merged.  An interval keeps only clat: asked for
--- lat, it gives clat (second value: the kind given).
+-- The histogram of one latency kind ("lat", "clat", "slat" or "sched_lat")
+-- of the directions that did I/O, merged.  A record without lat_hist (an
+-- interval keeps clat and lat only; one built by hand may have clat alone)
+-- asked for lat gives clat (second value: the kind given).
 function M.hist(t, ddir, kind)
   kind = kind or "lat"
   local with, key = {}, kind .. "_hist"
@@ -161,8 +162,8 @@ function M.clat_hist(t, ddir) return (M.hist(t, ddir, "clat")) end
 an interval, or a stop callback's running total.  bw is bytes/s and iops
 per second, summed over directions; latencies (ns) come from the merged
 histograms: total latency (lat, fio's slat + clat) for p99, lat_mean...,
-completion latency for clat_p99, clat_lat_mean (an interval has clat
-only).  nil when no I/O completed (latencies). ]]
+completion latency for clat_p99, clat_lat_mean (an interval has both).
+nil when no I/O completed (latencies). ]]
 function M.metric(t, name, ddir)
   if name == "bw" or name == "iops" then
     local key, sum = name == "bw" and "bw_bytes" or "iops", 0
