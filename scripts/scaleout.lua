@@ -251,7 +251,7 @@ local function measure(compare, baseline)
   for _, m in pairs(modes) do
     for _, x in ipairs(m.points) do share = math.max(share, x.slat_share or 0) end
   end
-  local sn = require("luabench.metric").slat_note(share)
+  local sn = require("luabench.metric").slat_text(share)
   if sn then note("%s", sn) end
   doc.latency = P.latency
   doc.notes = #notes > 0 and notes or nil

@@ -208,13 +208,19 @@ function M.values(r, ddir)
   return v
 end
 
--- The one line a report adds when submission took most of the latency
--- (an engine that does the I/O inside submission, as on FUSE), else nil.
-function M.slat_note(share)
+-- What a report says when submission took most of the latency (an engine
+-- that does the I/O inside submission, as on FUSE), else nil; slat_note is
+-- the line with its "note: " (script.note adds its own to slat_text).
+function M.slat_text(share)
   if share and share > 0.5 then
-    return string.format("note: slat is %.0f%% of lat (the I/O is done at submission): " ..
+    return string.format("slat is %.0f%% of lat (the I/O is done at submission): " ..
                          "clat alone misses it", share * 100)
   end
+end
+
+function M.slat_note(share)
+  local s = M.slat_text(share)
+  return s and "note: " .. s
 end
 
 return M
