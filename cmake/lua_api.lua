@@ -25,7 +25,8 @@ return {
       {"lb.run(spec)", "Runs a workload and returns its result, which mirrors one job of fio's JSON " ..
        "output: result.read, .write, .trim (io_bytes, bw_bytes, bw (KiB/s), iops, runtime, total_ios, " ..
        "slat_ns, clat_ns, lat_ns with fio's percentile list, the histograms clat_hist, slat_hist, " ..
-       "lat_hist), usr_cpu, sys_cpu, cpu, errors, options, intervals (the per-interval samples), " ..
+       "lat_hist; under a rate cap also sched_lat_ns and sched_lat_hist, the latency from each I/O's " ..
+       "due time in the rate schedule), usr_cpu, sys_cpu, cpu, errors, options, intervals (the per-interval samples), " ..
        "stopped_by, partial, jobs. spec takes fio's option names; engine is a short alias of ioengine; " ..
        "jobs = {spec, ...} runs several jobs at once; stop = function(iv) is called after every " ..
        "interval (interval = \"1s\") and stops the run when it returns a true value (a string is kept " ..
@@ -177,7 +178,8 @@ return {
        "latency percentiles."},
       {"stop.ci{metric=\"iops\", rel=0.02, confidence=0.95, min=\"5s\", max=\"60s\"}", "Stops when the " ..
        "confidence interval of the mean is within rel of it."},
-      {"stop.latency{p=99, above=\"5ms\", window=\"5s\"}", "Aborts when the percentile stays above a bound."},
+      {"stop.latency{p=99, above=\"5ms\", window=\"5s\"}", "Aborts when the percentile of total " ..
+       "latency (latency=\"clat\": completion latency) stays above a bound."},
       {"stop.any{rule, ...}", "The first rule that fires stops the run."},
       {"stop.all{rule, ...}", "Stops when every rule fires on the same interval."},
       {"stop.rule(x)", "A rule from a function, a callable table or an array of rules."},
@@ -223,6 +225,7 @@ return {
       {"metric.check_metric(name)", "Raises for a name that is not a metric."},
       {"metric.kind_of(name)", "The latency kind and base of a metric name (clat_p99: clat, p99)."},
       {"metric.slat_note(share)", "The note when submission took most of the latency, or nil."},
+      {"metric.slat_text(share)", "The same sentence without its \"note: \" prefix (for script.note)."},
       {"metric.num(v)", "Three significant digits."},
       {"metric.fmt_bw(v [, unit])", "Bandwidth in a unit (MiB/s by default)."},
       {"metric.fmt_iops(v)", "IOPS as fio writes them (2.3k, 1.2M)."},

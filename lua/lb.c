@@ -56,10 +56,11 @@ static int run_gc(lua_State *L)
     return 0;
 }
 
-/* total so far per direction: counters and a cumulative clat histogram */
+/* total so far per direction: counters and cumulative clat and lat
+ * histograms */
 struct running_total {
     uint64_t ios[LB_DDIR_N], bytes[LB_DDIR_N];
-    struct lb_hist *clat[LB_DDIR_N];
+    struct lb_hist *clat[LB_DDIR_N], *lat[LB_DDIR_N];
     double elapsed_s;
 };
 
@@ -71,6 +72,8 @@ static void push_total(lua_State *L, const struct running_total *t)
         lb_push_counts(L, t->ios[d], t->bytes[d], t->elapsed_s);
         lb_push_hist(L, lb_hist_dup(t->clat[d]));
         lua_setfield(L, -2, "clat_hist");
+        lb_push_hist(L, lb_hist_dup(t->lat[d]));
+        lua_setfield(L, -2, "lat_hist");
         lb_strict_record(L);
         lua_setfield(L, -2, lb_ddir_name(d));
     }
@@ -116,6 +119,9 @@ static void drive_intervals(lua_State *L, struct lb_run *run, int stopfn, int iv
         if (lb_hist_new(&t.clat[d]) < 0)
             luaL_error(L, "lb.run: not enough memory");
         lb_push_hist(L, t.clat[d]);
+        if (lb_hist_new(&t.lat[d]) < 0)
+            luaL_error(L, "lb.run: not enough memory");
+        lb_push_hist(L, t.lat[d]);
     }
     const struct lb_interval *iv;
     int rc;
@@ -129,6 +135,8 @@ static void drive_intervals(lua_State *L, struct lb_run *run, int stopfn, int iv
             t.bytes[d] += iv->bytes[d];
             if (iv->clat[d])
                 lb_hist_add(t.clat[d], iv->clat[d]);
+            if (iv->lat[d])
+                lb_hist_add(t.lat[d], iv->lat[d]);
         }
         t.elapsed_s = iv->end_ns / 1e9;
         const char *why = call_stop(L, stopfn, ivs, &t);
@@ -137,7 +145,7 @@ static void drive_intervals(lua_State *L, struct lb_run *run, int stopfn, int iv
             lua_pop(L, 1);
         }
     }
-    lua_pop(L, LB_DDIR_N);
+    lua_pop(L, 2 * LB_DDIR_N);
     if (rc < 0)
         luaL_error(L, "lb.run: %s", lb_run_error(run));
 }

@@ -169,6 +169,12 @@ static void push_dir(lua_State *L, const struct lb_stats *s, int d,
     lua_setfield(L, -2, "slat_hist");
     push_hist_copy(L, ds->lat);
     lua_setfield(L, -2, "lat_hist");
+    if (ds->sched) {             /* a rate cap: the open-loop latency */
+        lb_push_latency(L, ds->sched);
+        lua_setfield(L, -2, "sched_lat_ns");
+        push_hist_copy(L, ds->sched);
+        lua_setfield(L, -2, "sched_lat_hist");
+    }
     push_samples(L, ivs, d);
 }
 
@@ -346,7 +352,8 @@ void lb_push_counts(lua_State *L, uint64_t ios, uint64_t bytes, double secs)
 }
 
 /* {index, start_ms, end_ms, duration_s, read = {total_ios, io_bytes, ios,
- * bytes, iops, bw_bytes, clat_hist}, write, trim}, strict (lb_strict_record) */
+ * bytes, iops, bw_bytes, clat_hist, lat_hist}, write, trim}, strict
+ * (lb_strict_record) */
 void lb_push_interval(lua_State *L, const struct lb_interval *iv)
 {
     double secs = (double)(iv->end_ns - iv->start_ns) / 1e9;
@@ -360,6 +367,8 @@ void lb_push_interval(lua_State *L, const struct lb_interval *iv)
         lb_push_counts(L, iv->ios[d], iv->bytes[d], secs);
         push_hist_copy(L, iv->clat[d]);
         lua_setfield(L, -2, "clat_hist");
+        push_hist_copy(L, iv->lat[d]);
+        lua_setfield(L, -2, "lat_hist");
         lb_strict_record(L);
         lua_setfield(L, -2, lb_ddir_name(d));
     }

@@ -174,6 +174,7 @@ local function mode_doc(mode, sw)
               latency = P.latency, slat_share = v.slat_share}
     pts[i][P.latency .. "_p50_ns"] = v[LKEY .. "p50"]
     pts[i][P.latency .. "_p99_ns"] = v[LKEY .. "p99"]
+    pts[i].sched_lat_p50_ns, pts[i].sched_lat_p99_ns = v.sched_p50, v.sched_p99  -- rate caps
   end
   local knee = sw.knee or sw.points[#sw.points]
   return {points = pts, peak = sw.peak.params.numjobs, peak_bw_bytes = sw.peak.values.bw,
@@ -250,7 +251,7 @@ local function measure(compare, baseline)
   for _, m in pairs(modes) do
     for _, x in ipairs(m.points) do share = math.max(share, x.slat_share or 0) end
   end
-  local sn = require("luabench.metric").slat_note(share)
+  local sn = require("luabench.metric").slat_text(share)
   if sn then note("%s", sn) end
   doc.latency = P.latency
   doc.notes = #notes > 0 and notes or nil

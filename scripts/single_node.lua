@@ -99,6 +99,7 @@ local function points_of(sw, state, cachest)
                      slat_share = v.slat_share}
     local k = P.latency == "clat" and "clat_" or ""
     out[#out][P.latency .. "_p50_ns"], out[#out][P.latency .. "_p99_ns"] = v[k .. "p50"], v[k .. "p99"]
+    out[#out].sched_lat_p50_ns, out[#out].sched_lat_p99_ns = v.sched_p50, v.sched_p99  -- rate caps
   end
   return out
 end

@@ -40,6 +40,8 @@ struct lb_io {
     uint64_t t_start;        /* when the core queued it (clock ns) */
     uint64_t t_issue;        /* when it reached the kernel (slat end) */
     uint64_t t_done;         /* completion; the core fills 0 */
+    uint64_t t_sched;        /* when the rate schedule had it due (clock
+                                ns); 0: no rate cap.  The core's only */
     void *eng;               /* engine scratch */
 };
 

@@ -2,7 +2,9 @@
  * Per-interval samples: the workers' side (roll-over, hand-over) and the
  * main thread's (merging, handing intervals out, the I/O watchdog).
  *
- * A worker records completions into its own interval histograms.  When
+ * A worker records completions into its own interval histograms (clat,
+ * and lat for an async engine; a sync engine's lat is its clat, added as
+ * such when the node is merged).  When
  * the clock passes the boundary it adds them to its cumulative ones and
  * swaps them into a node (recycled, so no allocation once the run is
  * going) that it pushes on the run's inbox under the run's mutex, together
@@ -62,8 +64,10 @@ void lb_worker_done(struct lb_worker *w)
 
 static void node_free(struct lb_ivnode *n)
 {
-    for (int d = 0; d < LB_DDIR_N; d++)
+    for (int d = 0; d < LB_DDIR_N; d++) {
         lb_hist_free(n->clat[d]);
+        lb_hist_free(n->lat[d]);
+    }
     free(n);
 }
 
@@ -93,7 +97,8 @@ static struct lb_ivnode *node_take(struct lb_worker *w)
     if (!n)
         return NULL;
     for (int d = 0; d < LB_DDIR_N; d++)
-        if (w->iv_clat[d] && lb_hist_new(&n->clat[d])) {
+        if ((w->iv_clat[d] && lb_hist_new(&n->clat[d])) ||
+            (w->iv_lat[d] && lb_hist_new(&n->lat[d]))) {
             node_free(n);
             return NULL;
         }
@@ -107,6 +112,8 @@ static void to_cumulative(struct lb_worker *w)
         w->st.dir[d].bytes += w->iv_bytes[d];
         if (w->iv_clat[d] && lb_hist_count(w->iv_clat[d]))
             lb_hist_add(w->st.dir[d].clat, w->iv_clat[d]);
+        if (w->iv_lat[d] && lb_hist_count(w->iv_lat[d]))
+            lb_hist_add(w->st.dir[d].lat, w->iv_lat[d]);
     }
 }
 
@@ -116,12 +123,14 @@ static void node_fill(struct lb_worker *w, struct lb_ivnode *n, uint64_t t_end)
     n->index = w->iv_k;
     n->end_ns = t_end > w->t0 ? t_end - w->t0 : 0;
     for (int d = 0; d < LB_DDIR_N; d++) {
-        struct lb_hist *h = n->clat[d];
+        struct lb_hist *h = n->clat[d], *l = n->lat[d];
 
         n->ios[d] = w->iv_ios[d];
         n->bytes[d] = w->iv_bytes[d];
         n->clat[d] = w->iv_clat[d];
         w->iv_clat[d] = h;
+        n->lat[d] = w->iv_lat[d];
+        w->iv_lat[d] = l;
     }
 }
 
@@ -147,6 +156,8 @@ void lb_iv_publish(struct lb_worker *w, uint64_t t_end, bool final)
         w->iv_ios[d] = w->iv_bytes[d] = 0;
         if (!n && w->iv_clat[d] && lb_hist_count(w->iv_clat[d]))
             lb_hist_reset(w->iv_clat[d]);
+        if (!n && w->iv_lat[d] && lb_hist_count(w->iv_lat[d]))
+            lb_hist_reset(w->iv_lat[d]);
     }
     if (!final) {
         w->iv_k++;
@@ -176,9 +187,11 @@ static struct lb_interval *iv_at(struct lb_run *r, uint32_t k)
         iv->index = (uint32_t)r->niv;
         iv->start_ns = r->niv * r->iv_len;
         for (int d = 0; d < LB_DDIR_N; d++)
-            if (lb_hist_new(&iv->clat[d])) {
-                for (int e = 0; e < d; e++)
+            if (lb_hist_new(&iv->clat[d]) || lb_hist_new(&iv->lat[d])) {
+                for (int e = 0; e <= d; e++) {
                     lb_hist_free(iv->clat[e]);
+                    lb_hist_free(iv->lat[e]);
+                }
                 free(iv);
                 return NULL;
             }
@@ -197,12 +210,17 @@ static void node_merge(struct lb_run *r, struct lb_ivnode *n)
         iv->bytes[d] += n->bytes[d];
         if (n->clat[d])
             lb_hist_add(iv->clat[d], n->clat[d]);
+        if (n->lat[d] || n->clat[d])     /* a sync engine's lat is its clat */
+            lb_hist_add(iv->lat[d], n->lat[d] ? n->lat[d] : n->clat[d]);
     }
     if (iv && n->end_ns > iv->end_ns)
         iv->end_ns = n->end_ns < cap ? n->end_ns : cap;
-    for (int d = 0; d < LB_DDIR_N; d++)
+    for (int d = 0; d < LB_DDIR_N; d++) {
         if (n->clat[d])
             lb_hist_reset(n->clat[d]);
+        if (n->lat[d])
+            lb_hist_reset(n->lat[d]);
+    }
     n->next = n->w->spare;
     n->w->spare = n;
 }
@@ -260,8 +278,10 @@ void lb_iv_free_all(struct lb_run *r)
     lb_iv_nodes_free(r->inbox);
     r->inbox = NULL;
     for (size_t i = 0; i < r->niv; i++) {
-        for (int d = 0; d < LB_DDIR_N; d++)
+        for (int d = 0; d < LB_DDIR_N; d++) {
             lb_hist_free(r->iv[i]->clat[d]);
+            lb_hist_free(r->iv[i]->lat[d]);
+        }
         free(r->iv[i]);
     }
     free(r->iv);

@@ -8,11 +8,13 @@
  * iodepth_batch_complete_min and at most ..._max completions per call
  * (fio's defaults: 1 and 1, so each completion is replaced at once), down
  * to iodepth_low; slat = t_issue - t_start, clat = t_done - t_issue,
- * lat = t_done - t_start.
+ * lat = t_done - t_start.  Under a rate cap each I/O also has the time
+ * the rate schedule had it due (t_sched <= t_start), and its open-loop
+ * latency t_done - t_sched counts the time it waited behind a stall.
  *
  * The common completion costs two counter updates and one histogram record
- * per latency kind (into the interval's clat histogram; the cumulative one
- * is built at each interval roll-over), and one comparison of the clock
+ * per latency kind (clat and lat into the interval's histograms; the
+ * cumulative ones are built at each interval roll-over), and one comparison of the clock
  * with next_event, the earliest of: the end of the ramp, the next interval
  * boundary, the runtime deadline.  Everything unusual (errors, short I/Os,
  * ramp, verification, fsync every N writes, tracing) takes complete_slow().
@@ -63,7 +65,7 @@ static inline unsigned batch_bucket(unsigned n)
 void lb_worker_flags(struct lb_worker *w)
 {
     w->cslow = !w->measuring || w->check_reads || w->sync_every || w->trace || w->opsrc ||
-               w->of;
+               w->of || w->rated;
 }
 
 static void next_event_set(struct lb_worker *w)
@@ -74,12 +76,23 @@ static void next_event_set(struct lb_worker *w)
         w->next_event = w->iv_next < w->deadline ? w->iv_next : w->deadline;
 }
 
+/* fio's reset_io_counters at the end of the ramp: the rate schedule
+ * begins again at the next paced I/O. */
+static void sched_restart(struct lb_worker *w)
+{
+    w->sched_t0 = 0;
+    memset(w->sched_bytes, 0, sizeof(w->sched_bytes));
+    memset(w->sched_us, 0, sizeof(w->sched_us));
+    memset(w->next_due, 0, sizeof(w->next_due));
+}
+
 void lb_measure_begin(struct lb_worker *w, uint64_t t)
 {
     uint64_t k = t > w->t0 ? (t - w->t0) / w->iv_len : 0;
 
     w->measuring = true;
     w->t_measure = t;
+    sched_restart(w);
     getrusage(RUSAGE_THREAD, &w->ru0);
     w->iv_k = (uint32_t)k;
     w->iv_next = w->t0 + (k + 1) * w->iv_len;
@@ -248,8 +261,10 @@ static void record(struct lb_worker *w, const struct lb_io *io, uint64_t t, bool
     } else {
         lb_hist_record(w->iv_clat[d], t - io->t_issue);
         lb_hist_record(w->st.dir[d].slat, io->t_issue - io->t_start);
-        lb_hist_record(w->st.dir[d].lat, t - io->t_start);
+        lb_hist_record(w->iv_lat[d], t - io->t_start);
     }
+    if (io->t_sched && w->st.dir[d].sched)
+        lb_hist_record(w->st.dir[d].sched, t > io->t_sched ? t - io->t_sched : 0);
 }
 
 static int __attribute__((noinline)) complete_slow(struct lb_worker *w, struct lb_io *io,
@@ -300,7 +315,7 @@ int complete(struct lb_worker *w, struct lb_io *io, uint64_t t, const bool sync)
         } else {
             lb_hist_record(w->iv_clat[d], t - io->t_issue);
             lb_hist_record(w->st.dir[d].slat, io->t_issue - io->t_start);
-            lb_hist_record(w->st.dir[d].lat, t - io->t_start);
+            lb_hist_record(w->iv_lat[d], t - io->t_start);
         }
     } else {
         int r = complete_slow(w, io, t, sync);
@@ -344,7 +359,30 @@ static void flow_wait(struct lb_worker *w)
     w->flow_ios++;
 }
 
-static uint64_t pace_until(struct lb_worker *w, const struct lb_io *io)
+/* fio's rate schedule (backend.c usec_for_io), in microseconds from
+ * sched_t0: linear, the next I/O is due when the bytes issued so far
+ * would have taken at the rate; poisson, after a sum of exponential gaps
+ * of mean 1000000 / iops.  An I/O behind its time is issued at once, so
+ * after a stall the I/Os that were due catch up, as fio's do; each keeps
+ * its due time in t_sched for the open-loop latency. */
+static void sched_advance(struct lb_worker *w, unsigned d, uint32_t len)
+{
+    uint64_t bps = w->rate_bps[d];
+
+    if (w->poisson) {
+        double u = 1.0 - lb_rng_double(&w->rng_pace);  /* (0, 1] */
+
+        w->sched_us[d] += (uint64_t)((double)w->mean_gap_us[d] * -log(u));
+        w->next_due[d] = w->sched_us[d];
+    } else {
+        uint64_t b = w->sched_bytes[d] += len;
+
+        w->next_due[d] = b / bps * 1000000 +
+                         (uint64_t)((unsigned __int128)(b % bps) * 1000000 / bps);
+    }
+}
+
+static uint64_t pace_until(struct lb_worker *w, struct lb_io *io)
 {
     unsigned d = io->ddir;
     uint64_t now, until;
@@ -358,21 +396,16 @@ static uint64_t pace_until(struct lb_worker *w, const struct lb_io *io)
             until = now + w->think_ns;
         w->think_count++;
     }
-    if (d < LB_DDIR_N && (w->gap_ns[d] || w->rate_bps[d])) {
-        uint64_t gap = w->gap_ns[d];
+    if (d < LB_DDIR_N && w->rate_bps[d]) {
+        uint64_t due;
 
-        if (w->rate_bps[d]) {
-            uint64_t g = (uint64_t)((unsigned __int128)io->len * 1000000000u / w->rate_bps[d]);
-
-            gap = g > gap ? g : gap;
-        }
-        if (w->poisson)
-            gap = (uint64_t)(-log(1.0 - lb_rng_double(&w->rng_pace)) * (double)gap);
-        if (w->next_issue[d] > until)
-            until = w->next_issue[d];
-        else if (until - w->next_issue[d] > 100000000)
-            w->next_issue[d] = until;        /* do not bank more than 100 ms */
-        w->next_issue[d] += gap;
+        if (!w->sched_t0)
+            w->sched_t0 = now;
+        due = w->sched_t0 + w->next_due[d] * 1000;
+        io->t_sched = due;
+        if (due > until)
+            until = due;
+        sched_advance(w, d, io->len);
     }
     return until > now ? until : 0;
 }
@@ -402,6 +435,7 @@ static int loop_sync(struct lb_worker *w)
         g = lb_gen_next(w, io);
         if (__builtin_expect(g != GEN_OP, 0))
             return g == GEN_PASS ? END_PASS : END_DONE;
+        io->t_sched = 0;
         if (__builtin_expect(w->paced, 0)) {
             uint64_t until = pace_until(w, io);
 
@@ -628,6 +662,7 @@ static int fill(struct lb_worker *w, const struct queue_rules *qr, unsigned *nq)
 
             io = w->freeq[--w->nfree];
             g = lb_gen_next(w, io);
+            io->t_sched = 0;
             if (g == GEN_OP && w->paced && (e = pace_async(w, qr, io, nq)) != 0) {
                 w->freeq[w->nfree++] = io;       /* reaping refilled the free list */
                 return e;

@@ -75,6 +75,7 @@ struct lb_ivnode {
     uint64_t end_ns;             /* relative to the run's origin */
     uint64_t ios[LB_DDIR_N], bytes[LB_DDIR_N];
     struct lb_hist *clat[LB_DDIR_N];
+    struct lb_hist *lat[LB_DDIR_N];  /* NULL for a sync engine (lat = clat) */
 };
 
 struct lb_bsw {                  /* bssplit, cumulative weights */
@@ -150,9 +151,18 @@ struct lb_worker {
                                     the op source */
     /* pacing */
     bool paced;                  /* rate, rate_iops or thinktime set */
-    uint64_t next_issue[LB_DDIR_N], gap_ns[LB_DDIR_N], rate_bps[LB_DDIR_N];
-                                 /* per direction: earliest next I/O; rate_iops
-                                    gap; rate */
+    bool rated;                  /* a direction has a rate cap: its I/Os
+                                    get a due time (t_sched) */
+    uint64_t rate_bps[LB_DDIR_N];/* fio's: rate, else rate_iops x the
+                                    smallest block size; 0: no cap */
+    uint64_t mean_gap_us[LB_DDIR_N];  /* poisson: fio's 1000000 / iops */
+    uint64_t sched_bytes[LB_DDIR_N];  /* linear: bytes issued on the schedule */
+    uint64_t sched_us[LB_DDIR_N];     /* poisson: the gaps drawn, summed */
+    uint64_t next_due[LB_DDIR_N];     /* the next I/O's due time, us after
+                                         sched_t0 (fio's rate_next_io_time) */
+    uint64_t sched_t0;           /* clock ns the schedule counts from (fio's
+                                    epoch): the first paced I/O, again after
+                                    the ramp; 0: not begun */
     bool poisson;                /* rate_process=poisson */
     struct lb_rng rng_pace;      /* poisson gaps: apart from the replayed streams */
     uint64_t think_ns, think_every, think_count;   /* thinktime, _blocks; I/Os */
@@ -166,6 +176,8 @@ struct lb_worker {
                                     intervals' origin (run->t0) */
     uint32_t iv_k;               /* the interval being recorded */
     struct lb_hist *iv_clat[LB_DDIR_N];
+    struct lb_hist *iv_lat[LB_DDIR_N];   /* async engines; a sync engine's
+                                            lat is its clat */
     uint64_t iv_ios[LB_DDIR_N], iv_bytes[LB_DDIR_N];   /* this interval's */
     struct lb_stats st;          /* the clone's result */
     struct lb_stats st_lost;     /* main: the result of an abandoned thread */

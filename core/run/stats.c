@@ -38,7 +38,8 @@ void lb_stats_release(struct lb_stats *s)
         lb_hist_free(s->dir[d].slat);
         lb_hist_free(s->dir[d].clat);
         lb_hist_free(s->dir[d].lat);
-        s->dir[d].slat = s->dir[d].clat = s->dir[d].lat = NULL;
+        lb_hist_free(s->dir[d].sched);
+        s->dir[d].slat = s->dir[d].clat = s->dir[d].lat = s->dir[d].sched = NULL;
     }
     lb_hist_free(s->sync_lat);
     s->sync_lat = NULL;
@@ -64,7 +65,7 @@ static int dir_merge(struct lb_dir_stats *d, const struct lb_dir_stats *s)
     if (s->bs_max > d->bs_max)
         d->bs_max = s->bs_max;
     if (hist_merge(&d->slat, s->slat) || hist_merge(&d->clat, s->clat) ||
-        hist_merge(&d->lat, s->lat))
+        hist_merge(&d->lat, s->lat) || hist_merge(&d->sched, s->sched))
         return -ENOMEM;
     return 0;
 }

@@ -24,6 +24,9 @@ struct lb_dir_stats {
     uint64_t errors;             /* failed I/Os */
     uint64_t bs_min, bs_max;     /* block sizes seen */
     struct lb_hist *slat, *clat, *lat;   /* never NULL in a result */
+    struct lb_hist *sched;       /* open-loop latency, from the time the rate
+                                    schedule had the I/O due to its
+                                    completion; NULL without a rate cap */
 };
 
 struct lb_err_stats {
@@ -73,6 +76,8 @@ struct lb_interval {
     uint64_t start_ns, end_ns;   /* relative to the start of measurement */
     uint64_t ios[LB_DDIR_N], bytes[LB_DDIR_N];
     struct lb_hist *clat[LB_DDIR_N];   /* the interval's completions */
+    struct lb_hist *lat[LB_DDIR_N];    /* their total latency (slat + clat;
+                                          clat for a sync engine) */
 };
 
 #endif

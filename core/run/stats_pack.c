@@ -3,10 +3,11 @@
  *
  * A packed result, in 64-bit words: the host name (LB_PACK_HOST bytes),
  * struct lb_stats as its bytes (its histogram pointers meaningless), its
- * nine histograms (slat, clat, lat of each direction) and the sync
- * latency histogram, then the number of
+ * nine histograms (slat, clat, lat of each direction), the sync
+ * latency histogram and the three open-loop ones (absent without a rate
+ * cap), then the number of
  * intervals and, for each, its index, start, end and per direction ios,
- * bytes and the clat histogram.  A histogram is UINT64_MAX when absent,
+ * bytes and the clat and lat histograms.  A histogram is UINT64_MAX when absent,
  * else the count of non-empty buckets, (index, count) pairs, and the six
  * summary words of lb_hist_export.  Bytes are copied in whole words, the
  * last one padded with zeros.
@@ -77,6 +78,8 @@ static void put_stats(struct lb_pack *b, const struct lb_stats *s, uint64_t *fla
         put_hist(b, s->dir[d].lat, flat);
     }
     put_hist(b, s->sync_lat, flat);
+    for (int d = 0; d < LB_DDIR_N; d++)
+        put_hist(b, s->dir[d].sched, flat);
 }
 
 int lb_stats_pack(struct lb_pack *b, const char *host, const struct lb_stats *s,
@@ -99,6 +102,7 @@ int lb_stats_pack(struct lb_pack *b, const char *host, const struct lb_stats *s,
             put(b, iv[i]->ios[d]);
             put(b, iv[i]->bytes[d]);
             put_hist(b, iv[i]->clat[d], flat);
+            put_hist(b, iv[i]->lat[d], flat);
         }
     }
     free(flat);
@@ -157,12 +161,27 @@ static void get_hist(struct rbuf *r, struct lb_hist *h)
         r->bad = 1;
 }
 
+/* Reads a packed histogram that may be absent: *h is made only when it
+ * is there. */
+static void get_hist_opt(struct rbuf *r, struct lb_hist **h)
+{
+    if (r->pos < r->n && r->w[r->pos] == UINT64_MAX) {
+        r->pos++;
+        return;
+    }
+    if (lb_hist_new(h) < 0) {
+        r->bad = 1;
+        return;
+    }
+    get_hist(r, *h);
+}
+
 /* Reads one packed lb_stats into s (its histograms allocated here). */
 static int get_stats(struct rbuf *r, struct lb_stats *s)
 {
     get_bytes(r, s, sizeof *s);
     for (int d = 0; d < LB_DDIR_N; d++)
-        s->dir[d].slat = s->dir[d].clat = s->dir[d].lat = NULL;
+        s->dir[d].slat = s->dir[d].clat = s->dir[d].lat = s->dir[d].sched = NULL;
     s->sync_lat = NULL;
     if (lb_stats_fill(s) < 0)
         return -ENOMEM;
@@ -172,6 +191,8 @@ static int get_stats(struct rbuf *r, struct lb_stats *s)
         get_hist(r, s->dir[d].lat);
     }
     get_hist(r, s->sync_lat);
+    for (int d = 0; d < LB_DDIR_N; d++)
+        get_hist_opt(r, &s->dir[d].sched);
     return r->bad ? -EPROTO : 0;
 }
 
@@ -203,7 +224,7 @@ static int grow_intervals(struct lb_merged *m, size_t n)
         v->index = (uint32_t)(v - iv);
         v->start_ns = UINT64_MAX;
         for (int d = 0; d < LB_DDIR_N; d++)
-            if (lb_hist_new(&v->clat[d]) < 0)
+            if (lb_hist_new(&v->clat[d]) < 0 || lb_hist_new(&v->lat[d]) < 0)
                 return -ENOMEM;
     }
     return 0;
@@ -219,6 +240,7 @@ static void get_interval(struct rbuf *r, struct lb_interval *iv)
         iv->ios[d] += get(r);
         iv->bytes[d] += get(r);
         get_hist(r, iv->clat[d]);
+        get_hist(r, iv->lat[d]);
     }
 }
 
@@ -260,8 +282,10 @@ void lb_merged_free(struct lb_merged *m)
 {
     lb_stats_release(&m->total);
     for (size_t i = 0; i < m->niv; i++)
-        for (int d = 0; d < LB_DDIR_N; d++)
+        for (int d = 0; d < LB_DDIR_N; d++) {
             lb_hist_free(m->iv[i].clat[d]);
+            lb_hist_free(m->iv[i].lat[d]);
+        }
     free(m->iv);
     memset(m, 0, sizeof *m);
 }

@@ -185,7 +185,9 @@ static int alloc_stats(struct lb_worker *w)
         if (!(w->dirs & (1u << d)))
             continue;
         if (lb_hist_new(&w->iv_clat[d]) || lb_hist_new(&ds->clat) ||
-            (!w->sync && (lb_hist_new(&ds->slat) || lb_hist_new(&ds->lat))))
+            (!w->sync && (lb_hist_new(&ds->slat) || lb_hist_new(&ds->lat) ||
+                          lb_hist_new(&w->iv_lat[d]))) ||
+            (w->rate_bps[d] && lb_hist_new(&ds->sched)))
             return fail(w, -ENOMEM, "out of memory");
     }
     return 0;
@@ -196,10 +198,18 @@ static void pacing_setup(struct lb_worker *w)
     const struct lb_job *j = w->job;
 
     for (unsigned d = 0; d < LB_DDIR_N; d++) {
-        w->rate_bps[d] = j->rate[d];
-        w->gap_ns[d] = j->rate_iops[d] ? 1000000000ull / j->rate_iops[d] : 0;
-        w->paced |= w->rate_bps[d] || w->gap_ns[d];
+        uint64_t bs = lb_job_bs_min(j, 1u << d), iops;
+
+        bs = bs && bs != UINT32_MAX ? bs : 4096;
+        /* fio's __setup_rate: rate wins over rate_iops, which counts
+         * bytes at the smallest block size; poisson's mean gap is in
+         * whole microseconds, as fio's usec_for_io has it */
+        w->rate_bps[d] = j->rate[d] ? j->rate[d] : j->rate_iops[d] * bs;
+        iops = w->rate_bps[d] / bs;
+        w->mean_gap_us[d] = 1000000 / (iops ? iops : 1);
+        w->rated |= w->rate_bps[d] != 0;
     }
+    w->paced |= w->rated;
     w->poisson = j->rate_process == LB_RATE_POISSON;
     w->think_ns = j->thinktime * 1000;
     w->think_every = j->thinktime_blocks ? j->thinktime_blocks : 1;
@@ -366,8 +376,9 @@ static uint64_t mem_of(const struct lb_worker *w)
 
     m += w->nfiles * (sizeof(*w->files) + 3 * sizeof(*w->wf) + sizeof(*w->dist));
     for (int d = 0; d < LB_DDIR_N; d++) {
-        m += hist_mem(w->iv_clat[d]) + hist_mem(w->st.dir[d].clat) +
-             hist_mem(w->st.dir[d].slat) + hist_mem(w->st.dir[d].lat);
+        m += hist_mem(w->iv_clat[d]) + hist_mem(w->iv_lat[d]) + hist_mem(w->st.dir[d].clat) +
+             hist_mem(w->st.dir[d].slat) + hist_mem(w->st.dir[d].lat) +
+             hist_mem(w->st.dir[d].sched);
     }
     return m;
 }
@@ -513,8 +524,10 @@ void lb_worker_free(struct lb_worker *w)
     for (unsigned i = 0; i < w->nfiles; i++)
         free(w->files[i].path);
     free(w->files);
-    for (int d = 0; d < LB_DDIR_N; d++)
+    for (int d = 0; d < LB_DDIR_N; d++) {
         lb_hist_free(w->iv_clat[d]);
+        lb_hist_free(w->iv_lat[d]);
+    }
     lb_iv_nodes_free(w->spare);
     lb_stats_release(&w->st);
     lb_stats_release(&w->st_lost);

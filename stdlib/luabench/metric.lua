@@ -136,9 +136,10 @@ local function has_ios(part)
   return h ~= nil and h:count() > 0
 end
 
--- The histogram of one latency kind ("lat", "clat" or "slat") of the
--- directions that did I/O, merged.  An interval keeps only clat: asked for
--- lat, it gives clat (second value: the kind given).
+-- The histogram of one latency kind ("lat", "clat", "slat" or "sched_lat")
+-- of the directions that did I/O, merged.  A record without lat_hist (an
+-- interval keeps clat and lat only; one built by hand may have clat alone)
+-- asked for lat gives clat (second value: the kind given).
 function M.hist(t, ddir, kind)
   kind = kind or "lat"
   local with, key = {}, kind .. "_hist"
@@ -161,8 +162,8 @@ function M.clat_hist(t, ddir) return (M.hist(t, ddir, "clat")) end
 an interval, or a stop callback's running total.  bw is bytes/s and iops
 per second, summed over directions; latencies (ns) come from the merged
 histograms: total latency (lat, fio's slat + clat) for p99, lat_mean...,
-completion latency for clat_p99, clat_lat_mean (an interval has clat
-only).  nil when no I/O completed (latencies). ]]
+completion latency for clat_p99, clat_lat_mean (an interval has both).
+nil when no I/O completed (latencies). ]]
 function M.metric(t, name, ddir)
   if name == "bw" or name == "iops" then
     local key, sum = name == "bw" and "bw_bytes" or "iops", 0
@@ -179,8 +180,9 @@ end
 
 -- The row of one result: every metric key, raw units; p50, p99, p99.9 and
 -- lat_mean of total latency (latency = "lat"), the same of completion
--- latency under clat_p50..., and slat_share, the part of the mean total
--- latency spent in submission.
+-- latency under clat_p50..., under a rate cap sched_p50, sched_p99 and
+-- sched_p99.9 of the open-loop latency (from each I/O's due time), and
+-- slat_share, the part of the mean total latency spent in submission.
 function M.values(r, ddir)
   local v = {
     iops = M.metric(r, "iops", ddir), bw = M.metric(r, "bw", ddir),
@@ -195,6 +197,10 @@ function M.values(r, ddir)
     v[k] = M.metric(r, k, ddir)
     v["clat_" .. k] = M.metric(r, "clat_" .. k, ddir)
   end
+  local sh = M.hist(r, ddir, "sched_lat")   -- only under a rate cap
+  if sh and sh:count() > 0 then
+    v.sched_p50, v.sched_p99, v["sched_p99.9"] = sh:percentile(50), sh:percentile(99), sh:percentile(99.9)
+  end
   local s = M.hist(r, ddir, "slat")
   if s and s:count() > 0 and v.lat_mean and v.lat_mean > 0 then
     v.slat_share = s:mean() / v.lat_mean
@@ -202,13 +208,19 @@ function M.values(r, ddir)
   return v
 end
 
--- The one line a report adds when submission took most of the latency
--- (an engine that does the I/O inside submission, as on FUSE), else nil.
-function M.slat_note(share)
+-- What a report says when submission took most of the latency (an engine
+-- that does the I/O inside submission, as on FUSE), else nil; slat_note is
+-- the line with its "note: " (script.note adds its own to slat_text).
+function M.slat_text(share)
   if share and share > 0.5 then
-    return string.format("note: slat is %.0f%% of lat (the I/O is done at submission): " ..
+    return string.format("slat is %.0f%% of lat (the I/O is done at submission): " ..
                          "clat alone misses it", share * 100)
   end
+end
+
+function M.slat_note(share)
+  local s = M.slat_text(share)
+  return s and "note: " .. s
 end
 
 return M

@@ -9,11 +9,12 @@ be reused for many runs (a sweep does).
 
   stop.steady{metric="bw", window="10s", slope=0.01 | deviation=0.05, ramp="5s"}
   stop.ci{metric="iops", rel=0.02, confidence=0.95, min="5s", max="60s"}
-  stop.latency{p=99, above="5ms", window="5s"}
+  stop.latency{p=99, above="5ms", window="5s", latency="lat"}
   stop.any{rule, ...}, stop.all{rule, ...}
 
-Metrics: "bw" (bytes/s), "iops", "lat_mean", or a clat percentile "pNN"
-("p50", "p99", "p99.9"), summed or merged over the directions unless
+Metrics: "bw" (bytes/s), "iops", "lat_mean", or a percentile "pNN" ("p50",
+"p99", "p99.9") of total latency (fio's lat; "clat_p99", "clat_lat_mean":
+completion latency), summed or merged over the directions unless
 ddir="read"|"write"|"trim" is given.  Durations take fio's units ("500ms",
 "10s", "5m"); stop.seconds parses them.  These rules do not measure or
 print anything; the core's intervals are their only input.
@@ -229,12 +230,16 @@ function M.ci(o)
   end
 end
 
---[[ stop.latency{p=99, above="5ms", window="5s", ddir=}: aborts when the
-percentile of the last window's merged clat histograms is above the bound
-(a bare number is microseconds, as fio's latency_target). ]]
+--[[ stop.latency{p=99, above="5ms", window="5s", ddir=, latency="lat"}:
+aborts when the percentile of the last window's merged latency histograms
+is above the bound (a bare number is microseconds, as fio's
+latency_target).  The latency is total latency (fio's lat) unless
+latency="clat" (completion latency). ]]
 function M.latency(o)
   o = o or {}
   local p = o.p or 99
+  local kind = o.latency or "lat"
+  assert(kind == "lat" or kind == "clat", "stop.latency: latency must be 'lat' or 'clat'")
   assert(type(p) == "number" and p > 0 and p <= 100, "stop.latency: p must be in (0, 100]")
   assert(o.above, "stop.latency: 'above' (a latency such as '5ms') is required")
   local above = M.seconds(o.above, 1e-6, 2) * 1e9
@@ -244,13 +249,13 @@ function M.latency(o)
     if not ws then return false end
     local h = lb.hist()
     for _, x in ipairs(ws) do
-      local hx = metrics.clat_hist(x, o.ddir)
+      local hx = metrics.hist(x, o.ddir, kind)
       if hx then h:merge(hx) end
     end
     if h:count() == 0 then return false end
     local v = h:percentile(p)
     if v <= above then return false end
-    return string.format("latency: p%g %s over the last %s is above %s", p,
+    return string.format("latency: %s p%g %s over the last %s is above %s", kind, p,
                          metrics.fmt_ns(v), metrics.fmt_s(window), metrics.fmt_ns(above))
   end
 end

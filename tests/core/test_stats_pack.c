@@ -45,6 +45,10 @@ static void fill_stats(struct lb_stats *s, unsigned rank)
         fill_hist(ds->slat, 200 + 100 * rank);
         fill_hist(ds->clat, 1000 + 500 * rank);
         fill_hist(ds->lat, 300);
+        if (d == LB_READ && rank % 2) {    /* a rate-capped rank: open-loop latency */
+            lb_hist_new(&ds->sched);
+            fill_hist(ds->sched, 400);
+        }
     }
     s->runtime_ns = 1000000000ull + below(1000000);
     s->usr_ns = below(1ull << 30);
@@ -119,6 +123,12 @@ static void same_stats(const struct lb_stats *a, const struct lb_stats *b)
             snprintf(what, sizeof what, "%s %s", lb_ddir_name((unsigned)d), kind[k]);
             same_hist(hx[k], hy[k], what);
         }
+        CHECK(!x->sched == !y->sched, "direction %d: sched latency present in one only", d);
+        CHECK(!x->sched == (d != LB_READ), "direction %d: sched latency %s", d,
+              x->sched ? "present without a rate cap" : "missing");
+        snprintf(what, sizeof what, "%s sched", lb_ddir_name((unsigned)d));
+        if (x->sched && y->sched)
+            same_hist(x->sched, y->sched, what);
     }
     CHECK(a->runtime_ns == b->runtime_ns && a->usr_ns == b->usr_ns && a->sys_ns == b->sys_ns &&
           a->ctx == b->ctx && a->majf == b->majf && a->minf == b->minf &&

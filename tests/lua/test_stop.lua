@@ -75,6 +75,37 @@ check(at == 6 and why:find("p99 [%d.]+ms") and why:find("above 5ms"), "latency: 
 at = feed(stop.latency{p = 99, above = "20ms", window = "3s"}, seq)
 check(at == nil, "latency below the bound stopped at %s", tostring(at))
 
+-- latency judges total latency: clat stays at 1 ms while lat (slat + clat)
+-- grows to 10 ms from interval 6, as when submission does the I/O.
+local function slow_submit(i)
+  local iv = interval(i, 1e9, 1e6)
+  iv.read.lat_hist = lb.hist()
+  iv.read.lat_hist:record(i <= 5 and 1.1e6 or 10e6, 1000)
+  return iv
+end
+local function feed_ivs(rule, n, make)
+  local ivs = {}
+  for i = 1, n do
+    ivs[i] = make(i)
+    local r = rule{index = i, elapsed_s = i, interval = ivs[i], intervals = ivs}
+    if r then return i, r end
+  end
+end
+at, why = feed_ivs(stop.latency{p = 99, above = "5ms", window = "3s"}, 10, slow_submit)
+check(at == 6 and why:find("^latency: lat p99 [%d.]+ms"), "latency on lat: %s %s", tostring(at), tostring(why))
+at = feed_ivs(stop.latency{p = 99, above = "5ms", window = "3s", latency = "clat"}, 10, slow_submit)
+check(at == nil, "latency=clat stopped at %s on lat", tostring(at))
+at, why = feed_ivs(stop.steady{metric = "p99", window = "3s", deviation = 0.05}, 10, function(i)
+  local iv = slow_submit(i); iv.read.lat_hist = lb.hist(); iv.read.lat_hist:record(i * 1e6, 1000); return iv
+end)
+check(at == nil, "steady p99 on a growing lat (flat clat) stopped at %s: %s", tostring(at), tostring(why))
+at = feed_ivs(stop.steady{metric = "clat_p99", window = "3s", deviation = 0.05}, 10, function(i)
+  local iv = slow_submit(i); iv.read.lat_hist = lb.hist(); iv.read.lat_hist:record(i * 1e6, 1000); return iv
+end)
+check(at == 3, "steady clat_p99 on a flat clat stopped at %s", tostring(at))
+local okl, errl = pcall(stop.latency, {above = "5ms", latency = "slat"})
+check(not okl and errl:find("latency must be 'lat' or 'clat'"), "latency=slat: %s", tostring(errl))
+
 -- any: the first rule that fires; all: every rule on the same interval.
 local after4 = function(iv) return iv.index >= 4 and "four" end
 local after6 = function(iv) return iv.index >= 6 and "six" end

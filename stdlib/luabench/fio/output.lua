@@ -160,6 +160,8 @@ local function merge_dir(list, d)
     m[k .. "_hist"] = merge_hist(list, d, k .. "_hist")
     m[k .. "_ns"] = O.lat_summary(m[k .. "_hist"])
   end
+  m.sched_lat_hist = merge_hist(list, d, "sched_lat_hist")   -- only under a rate cap
+  m.sched_lat_ns = m.sched_lat_hist and O.lat_summary(m.sched_lat_hist) or nil
   return m
 end
 
@@ -328,6 +330,11 @@ local function dir_json(x, e, plus)
   o.slat_ns = lat_json(x.slat_ns or {}, x.slat_hist, pcts, P.truthy(job.slat_percentiles), plus)
   o.clat_ns = lat_json(x.clat_ns or {}, x.clat_hist, pcts, clat, plus)
   o.lat_ns = lat_json(x.lat_ns or {}, x.lat_hist, pcts, P.truthy(job.lat_percentiles), plus)
+  -- luabench's own, under a rate cap only: latency from the I/O's due time
+  -- in the rate schedule, percentiles always (fio has no such key)
+  if x.sched_lat_ns then
+    o.sched_lat_ns = lat_json(x.sched_lat_ns, x.sched_lat_hist, pcts, true, plus)
+  end
   local rest = {"bw_min", int(x.bw_min), "bw_max", int(x.bw_max), "bw_agg", num(x.bw_agg),
                 "bw_mean", num(x.bw_mean), "bw_dev", num(x.bw_dev), "bw_samples", int(x.bw_samples),
                 "iops_min", int(x.iops_min), "iops_max", int(x.iops_max),

@@ -2,7 +2,8 @@
 --
 -- Per report entry (fio.output.entries): the "name: (groupid=0, jobs=N)"
 -- header, an IOPS/BW line per direction that did I/O, slat/clat/lat lines
--- in the unit fio would pick, the clat percentile block, bw/iops sample
+-- in the unit fio would pick (and under a rate cap luabench's "sched lat"
+-- line), the clat percentile block, bw/iops sample
 -- lines, latency buckets, cpu, IO depths and issued counts; then one "Run
 -- status group" paragraph per reporting group.  Numbers are shortened the
 -- way fio does (4 significant digits, k/Ki prefixes).  fio's disk
@@ -62,6 +63,16 @@ local function lat_line(out, label, t)
                                 mm(t.min), mm(t.max), num(t.mean) / div, num(t.stddev) / div)
 end
 
+-- luabench's line under a rate cap: the latency from each I/O's due time
+-- in the rate schedule (the open-loop latency), with its tail.
+local function sched_line(out, t)
+  if not t or int(t.N) == 0 then return end
+  local f, p = require("luabench.metric").fmt_ns, t.percentile or {}
+  out[#out + 1] = string.format("   sched lat: min=%s, max=%s, avg=%s, stdev=%s, p50=%s, p99=%s, p99.9=%s",
+                                f(num(t.min)), f(num(t.max)), f(num(t.mean)), f(num(t.stddev)),
+                                f(p[50]), f(p[99]), f(p[99.9]))
+end
+
 local function percentile_block(out, e, t)
   if int(t.N) == 0 or not t.percentile then return end
   local custom = O.percentile_list(e)
@@ -112,6 +123,7 @@ local function dir_block(out, e, d)
   lat_line(out, "slat", x.slat_ns or {})
   lat_line(out, "clat", x.clat_ns or {})
   lat_line(out, "lat", x.lat_ns or {})
+  sched_line(out, x.sched_lat_ns)
   local t = setmetatable({_hist = x.clat_hist}, {__index = x.clat_ns or {}})
   percentile_block(out, e, t)
   samples_lines(out, x)

@@ -121,8 +121,9 @@ metrics, one or two (default {"p50", "p99"}; "lat_mean", "p99.9",
 that did I/O (and per run).  The time axis is seconds since the timed
 phase started, each point at the end of its interval.  The latency axis is
 logarithmic when the values span more than a decade (opts.log = false
-keeps it linear, true forces it).  An interval keeps completion latency
-only, so its lat percentiles are clat's, and the axis says which.
+keeps it linear, true forces it).  An interval keeps total latency (lat)
+beside clat; one without lat (built by hand) shows clat, and the axis
+says which.
 opts.title, subtitle, width, height. ]]
 function M.timeline(x, opts)
   opts = opts or {}
@@ -142,7 +143,7 @@ function M.timeline(x, opts)
       local did = type(r[d]) == "table" and (r[d].total_ios or 0) > 0
       if did then
         for yi, y in ipairs(ys) do
-          local pts = {}
+          local pts, skind = {}, nil
           for _, iv in ipairs(r.intervals or {}) do
             local t = (iv.end_ms or 0) / 1000
             tmax = math.max(tmax, t)
@@ -153,9 +154,10 @@ function M.timeline(x, opts)
               hi = math.max(hi, v)
               local _, kind = metrics.hist(iv, d, (metrics.kind_of(y)))
               kinds[kind or "clat"] = true
+              skind = skind or kind
             end
           end
-          series[#series + 1] = {run = ri, dir = d, yi = yi, y = y, pts = pts}
+          series[#series + 1] = {run = ri, dir = d, yi = yi, y = y, pts = pts, kind = skind}
         end
       end
     end
@@ -210,7 +212,7 @@ function M.timeline(x, opts)
     local who = names[s.run] ~= "" and names[s.run] .. " " or ""
     c.legend[#c.legend + 1] = {color = color, dash = s.yi == 2,
                                name = who .. s.dir .. ": " .. (metric_name(s.y)) .. " " ..
-                                      (s.y:find("^clat_") and "clat" or kind)}
+                                      (s.y:find("^clat_") and "clat" or s.kind or kind)}
   end
   return finish(c)
 end

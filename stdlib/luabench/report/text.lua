@@ -20,12 +20,13 @@ local function dir_text(name, d, unit)
   local lines = {string.format("  %s: IOPS=%s, BW=%s (%s)(%s/%s)", name, metrics.fmt_iops(d.iops),
     metrics.fmt_bw(d.bw_bytes, unit):gsub(" ", ""), metrics.fmt_bw(d.bw_bytes, other):gsub(" ", ""),
     metrics.fmt_bytes(d.io_bytes or 0), metrics.fmt_s(secs))}
-  for _, k in ipairs{"slat", "clat", "lat"} do
+  for _, k in ipairs{"slat", "clat", "lat", "sched_lat"} do
     local c = d[k .. "_ns"]
     if c and c.N and c.N > 0 then
       local pc = c.percentile or {}
       lines[#lines + 1] = string.format(
-        "    %4s: min=%s, avg=%s, p50=%s, p99=%s, p99.9=%s, max=%s", k,
+        "    %4s: min=%s, avg=%s, p50=%s, p99=%s, p99.9=%s, max=%s",
+        k == "sched_lat" and "sched lat" or k,
         metrics.fmt_ns(c.min), metrics.fmt_ns(c.mean), metrics.fmt_ns(pc[50]), metrics.fmt_ns(pc[99]),
         metrics.fmt_ns(pc[99.9]), metrics.fmt_ns(c.max))
     end
@@ -131,7 +132,8 @@ local function sweep_text(sw, opts)
 end
 
 --[[ report.text(x [, opts]): a readable summary.  A result prints like
-fio's (IOPS, BW in two units, slat, clat and lat lines, CPU, errors); a
+fio's (IOPS, BW in two units, slat, clat and lat lines, under a rate cap the
+sched lat line, CPU, errors); a
 sweep or a list of results prints as a table whose latency columns show
 opts.latency ("lat" by default, or "clat"), named in their titles. ]]
 function M.text(x, opts)
