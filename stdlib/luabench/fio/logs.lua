@@ -115,6 +115,9 @@ end
 -- thread: the fio thread number of its first clone.
 function L.io_logs(job, j, thread)
   local out = {}
+  if job.write_iolog and job.write_iolog ~= "" then   -- fio appends, every clone to one file
+    out[1] = {job = j, kind = "iolog", path = job.write_iolog, append = true}
+  end
   if not L.per_io(job) then return out end
   local clones = tonumber(job.numjobs) or 1
   local compress = P.truthy(job.log_store_compressed)

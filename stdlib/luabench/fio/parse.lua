@@ -24,6 +24,7 @@ P.HANDLED = {
   exec_prerun = true, exec_postrun = true, description = true, timeout = true,
   clat_percentiles = true, lat_percentiles = true, slat_percentiles = true,
   percentile_list = true, rwmixwrite = true, io_submit_mode = true, unified_rw_reporting = true,
+  write_iolog = true, read_iolog = true, replay_no_stall = true,
 }
 -- fio's long names for the steady-state options.
 P.RENAME = {steadystate = "ss", steadystate_duration = "ss_dur",

@@ -92,6 +92,7 @@ function R.spec(job, tab)
     local ms = log_interval(job)
     if ms then s.interval = ms .. "ms" end
   end
+  if job.read_iolog and job.read_iolog ~= "" then require("luabench.fio.iolog").apply(job, s) end
   return s
 end
 
