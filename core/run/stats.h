@@ -73,6 +73,9 @@ struct lb_interval {
     uint64_t start_ns, end_ns;   /* relative to the start of measurement */
     uint64_t ios[LB_DDIR_N], bytes[LB_DDIR_N];
     struct lb_hist *clat[LB_DDIR_N];   /* the interval's completions */
+    uint32_t njobs;                    /* jobs of the arrays below ... */
+    uint64_t *job_ios, *job_bytes;     /* ... [job * LB_DDIR_N + d], in a run of
+                                          several jobs; NULL with one */
 };
 
 #endif

@@ -53,6 +53,13 @@ quiet_run flows --ioengine=null --size=100g --runtime=2 --flow_id=1 \
   --name=one --flow=1 --rate_iops=200 --name=three --flow=3
 r=$(json_get flows.json "round(j['jobs'][1]['read']['total_ios'] / j['jobs'][0]['read']['total_ios'], 1)")
 awk -v r="$r" 'BEGIN { exit !(r >= 2.7 && r <= 3.3) }' || fail "flow=3 against flow=1: $r times the I/Os, expected 3"
+# each job's windowed iops log holds its own I/Os, not the run's (fio's t0012/t0014 read them)
+quiet_run flowlog --ioengine=null --size=100g --runtime=2 --flow_id=3 --log_avg_msec=500 \
+  --write_iops_log=fl --name=one --flow=1 --rate_iops=200 --name=three --flow=3
+r=$(python3 -c "import sys
+s = [sum(float(l.split(',')[1]) for l in open(f)) for f in sys.argv[1:]]
+print(round(s[1] / s[0], 1))" fl_iops.1.log fl_iops.2.log)
+awk -v r="$r" 'BEGIN { exit !(r >= 2.7 && r <= 3.3) }' || fail "iops logs of flow=3 against flow=1: $r, expected 3"
 # a flow's job that ends leaves the others the whole flow
 quiet_run flowend --ioengine=null --flow_id=2 --name=short --flow=1 --size=4k --name=long --flow=1 --size=1m
 [ "$(json_get flowend.json "j['jobs'][1]['read']['io_bytes']")" = 1048576 ] || fail "flow after its partner ended"
