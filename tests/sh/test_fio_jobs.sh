@@ -48,6 +48,20 @@ printf 'X' | dd of="$d/m.dat" bs=1 seek=$((4096 + 1000)) conv=notrunc status=non
 quiet_run metar --name=m --filename="$d/m.dat" --rw=read $M
 printf 'X' | dd of="$d/m.dat" bs=1 seek=$((8192 + 8)) conv=notrunc status=none
 expect_exit 1 "offset 8192" "$LUABENCH" fio --name=m --filename="$d/m.dat" --rw=read $M
+# --- posixaio (fio's t0017): the bytes written are on disk, lat = slat + clat, depth held ---
+"$LUABENCH" --list-engines | grep -q '^posixaio  *supported' || fail "posixaio not listed as supported"
+quiet_run pa --name=pa --ioengine=posixaio --iodepth=16 --rw=write --bs=4k --size=1m \
+  --filename="$d/pa.dat" --verify=md5
+[ "$(kb pa)" = "(1024, 1024)" ] || fail "posixaio write+verify KiB: $(kb pa)"
+[ "$(stat -c %s "$d/pa.dat")" = 1048576 ] || fail "posixaio file size"
+python3 - pa.json <<'PY' || fail "posixaio latencies or depth"
+import json, sys
+w = json.load(open(sys.argv[1]))["jobs"][0]
+lat = w["write"]
+assert abs(lat["slat_ns"]["mean"] + lat["clat_ns"]["mean"] - lat["lat_ns"]["mean"]) <= 1e-6 * lat["lat_ns"]["mean"] + 1
+assert w["iodepth_level"]["16"] > 0, w["iodepth_level"]
+PY
+
 # --- flows: jobs of one flow_id share the I/Os by their flow weights ----------------
 quiet_run flows --ioengine=null --size=100g --runtime=2 --flow_id=1 \
   --name=one --flow=1 --rate_iops=200 --name=three --flow=3
