@@ -101,4 +101,16 @@ else
   echo "note: fiologparser_hist.py or python3-pandas missing: hist log not checked with it"
 fi
 
+# --- bad input goes through the one usage-error channel: one line, exit 2, also when
+# a script calls the front end (the script stops there, as for any bad input)
+printf 'require("luabench.fio").main{"--bogus"}\nprint("went on")\n' > fm.lua
+out=$("$LUABENCH" fm.lua 2>fm.err) && fail "fio.main with bad input: exit 0"
+[ $? -eq 2 ] || fail "fio.main with bad input: exit status, expected 2: $(cat fm.err)"
+[ -z "$out" ] || fail "the script went on after bad input: $out"
+[ "$(cat fm.err)" = "luabench fio: unknown option '--bogus'" ] || fail "fio.main bad input line: $(cat fm.err)"
+expect_exit 2 "" "$LUABENCH" fio --bogus
+[ "$(cat "$LB_ERR")" = "luabench fio: unknown option '--bogus'" ] || fail "luabench fio --bogus: $(cat "$LB_ERR")"
+expect_exit 2 "" "$LUABENCH" fio "--name=$(printf 'a\033b')" --bs=zz
+[ "$(wc -l < "$LB_ERR")" = 1 ] && ! grep -q "$(printf '\033')" "$LB_ERR" || fail "control byte not escaped: $(cat -v "$LB_ERR")"
+
 pass

@@ -316,11 +316,13 @@ end
 
 -- luabench --fio FILE... / luabench fio [options]: returns the exit code.
 function M.main(argv)
+  -- bad input: the host's one usage-error channel prints the line
+  -- ("luabench: ..." or "luabench fio: ...", escaped) and exits 2
   local function bad(msg)
-    msg = tostring(msg)
+    msg = tostring(msg):gsub("^luabench: ", "")
     local lbt = rawget(_G, "lb")
-    if lbt and lbt.escape then msg = lbt.escape(msg, true) end
-    io.stderr:write(msg:find("^luabench") and "" or "luabench: ", msg, "\n")
+    if lbt and lbt.usage_error then lbt.usage_error(msg, 0) end
+    io.stderr:write(msg:find("^luabench ") and "" or "luabench: ", msg, "\n")
     return 2
   end
   local ok, cfg = pcall(M.cli, argv)
