@@ -94,9 +94,12 @@ usage: luabench fio [options] [JOBFILE...]
        luabench --fio JOBFILE... [options]
 
 fio's command line, run by luabench.  Job options are fio's
-(--name=NAME starts a job; options before the first --name are global,
-or, with job files, take precedence over the files' values).
+(--name=NAME starts a job; options before the first --name are global:
+defaults that the job files' own values override, as in fio).
 Single or double dashes: -rw=read and --rw=read are the same.
+
+  --override=NAME=VALUE     a job option that wins over the job files'
+                            values (luabench's own; repeatable)
 
   --output=FILE             write the report to FILE (atomically)
   --output-format=LIST      normal, json, json+, terse; comma-separated
@@ -124,7 +127,8 @@ local NOTED = {["eta-interval"] = true,
                ["latency-log"] = true, ["bandwidth-log"] = true}
 local TAKES_VALUE = {output = true, ["output-format"] = true, section = true,
                      ["terse-version"] = true, eta = true, ["eta-interval"] = true,
-                     ["eta-newline"] = true, ["max-jobs"] = true, ["inflate-log"] = true}
+                     ["eta-newline"] = true, ["max-jobs"] = true, ["inflate-log"] = true,
+                     override = true}
 local ETA = {auto = true, always = true, never = true}
 
 local function usage_error(msg) error("luabench fio: " .. msg, 0) end
@@ -172,6 +176,18 @@ local function cli_option(cfg, key, val, argv, i)
   elseif k == "section" then
     cfg.sections = cfg.sections or {}
     for s in val:gmatch("[^,]+") do cfg.sections[s] = true end
+  elseif k == "override" then
+    -- luabench's own: a job option that wins over the job files' values
+    local okey, oval = val:match("^%-*([^=]+)=(.*)$")
+    if not okey then usage_error("--override needs NAME=VALUE, not '" .. val .. "'") end
+    if not P.resolve(cfg.ctx.tab, okey) then
+      local s = P.suggest(cfg.ctx.tab, okey)
+      usage_error("unknown option '" .. okey .. "' in '--override'" ..
+                  (s and (" (did you mean '" .. s .. "'?)") or ""))
+    end
+    local canon = P.set(cfg.ctx, cfg.override, okey, P.expand(oval, {file = "command line"}),
+                        {file = "command line", section = "override"})
+    cfg.override_order[#cfg.override_order + 1] = canon
   elseif k == "showcmd" then cfg.showcmd = true
   elseif k == "parse-only" then cfg.parse_only = true
   elseif k == "readonly" then cfg.readonly = flag_value(key, val)
@@ -222,7 +238,7 @@ end
 -- argv -> cfg {files, jobs, global, order, formats, output, ...}.
 function M.cli(argv, tab)
   local cfg = {files = {}, jobs = {}, global = {}, order = {}, formats = {"normal"},
-               ctx = {tab = tab or P.option_table()}}
+               override = {}, override_order = {}, ctx = {tab = tab or P.option_table()}}
   local i = 1
   if argv[1] == "--fio" or argv[1] == "fio" then i = 2 end
   while i <= #argv do
@@ -248,11 +264,16 @@ function M.cli(argv, tab)
   return cfg
 end
 
-local function apply_overrides(job, cfg)
+-- fio's rule: options given before any --name are defaults of the job
+-- files' jobs, which their [global] and sections override, wherever they
+-- stand on the command line.  --override=NAME=VALUE wins over the files.
+local function apply_cli(job, cfg)
   for _, k in ipairs(cfg.order) do
+    if job[k] == nil then job[k] = cfg.global[k] end
+  end
+  for _, k in ipairs(cfg.override_order) do
     if job[k] == nil then job._own[#job._own + 1] = k end
-    job[k] = cfg.global[k]
-    if k == "name" then job.name = cfg.global[k] end
+    job[k] = cfg.override[k]
   end
 end
 
@@ -260,14 +281,17 @@ end
 -- starts a new run group, as in fio).
 function M.cli_jobs(cfg)
   local jobs = {}
-  for _, j in ipairs(cfg.jobs) do jobs[#jobs + 1] = j end
+  for _, j in ipairs(cfg.jobs) do
+    for _, k in ipairs(cfg.override_order) do j[k] = cfg.override[k] end
+    jobs[#jobs + 1] = j
+  end
   jobs.global_options, jobs.global_order = {}, {}
   for _, k in ipairs(cfg.order) do jobs.global_options[k] = cfg.global[k] end
   jobs.global_order = #cfg.files == 0 and cfg.order or {}
   for n, path in ipairs(cfg.files) do
     local fj = P.load(path, {tab = cfg.ctx.tab, sections = cfg.sections})
     if (n > 1 or #jobs > 0) and fj[1] then fj[1]._stonewall = true end
-    for _, j in ipairs(fj) do apply_overrides(j, cfg); jobs[#jobs + 1] = j end
+    for _, j in ipairs(fj) do apply_cli(j, cfg); jobs[#jobs + 1] = j end
     for _, k in ipairs(fj.global_order) do
       if jobs.global_options[k] == nil then jobs.global_order[#jobs.global_order + 1] = k end
       jobs.global_options[k] = fj.global_options[k]
