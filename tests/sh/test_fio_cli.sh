@@ -41,11 +41,16 @@ printf '[global]\nioengine=null\nsize=1m\n\n[one]\nrw=read\nexec_prerun=echo bef
 [ -s pre.mark ] || fail "exec_prerun did not run"
 grep -q after one.postrun.txt || fail "exec_postrun output is not in one.postrun.txt"
 
-# --- --showcmd runs nothing and prints Lua ------------------------------------
-sc=$("$LUABENCH" fio --name=c --ioengine=null --rw=randread --bs=4k --size=1m --filename="$d/never" --showcmd) ||
-  fail "--showcmd failed"
-contains "$sc" "lb.run{" "--showcmd"
-contains "$sc" 'rw = "randread"' "--showcmd options"
+# --- --showcmd runs nothing and prints fio's command line of each job file, as fio 3.33 -----
+printf '[global]\nfilename=%s/never\nthread\nbs=4k\nioengine=null\nsize=1m\ndescription=two jobs\n\n[a]\nrw=read\ntime_based\nruntime=1\n[b]\nbs=16k\nsteadystate=iops:10%%\nrw=randread\n' "$d" > sc.fio
+sc=$("$LUABENCH" fio --showcmd --iodepth=2 sc.fio) || fail "--showcmd failed"
+want="fio --iodepth=2 --thread --bs=4k --ioengine=null --size=1m --description=\"two jobs\" --filename=$d/never --name=a --rw=read --time_based --runtime=1 --name=b --bs=16k --steadystate=iops:10% --rw=randread "
+[ "$sc" = "$want" ] || fail "--showcmd: got '$sc', expected '$want'"
+if command -v fio >/dev/null; then
+  [ "$(fio --showcmd --iodepth=2 sc.fio)" = "$sc" ] || fail "--showcmd differs from fio's: $(fio --showcmd --iodepth=2 sc.fio)"
+fi
+[ "$("$LUABENCH" fio --showcmd sc.fio sc.fio | wc -l)" = 2 ] || fail "--showcmd: one line per job file"
+[ -z "$("$LUABENCH" fio --showcmd --name=c --ioengine=null)" ] || fail "--showcmd of command-line jobs prints nothing, as fio"
 [ ! -e "$d/never" ] || fail "--showcmd ran the job"
 
 # --- bad input: one line, exit 2 -------------------------------------------

@@ -32,57 +32,73 @@ function M.json(results, opts)
 end
 
 ------------------------------------------------------------------------
--- --showcmd: the Lua that does what the jobs do
+-- --showcmd: fio's command line of each job file, as fio 3.33 prints it:
+-- "fio", the file's [global] options (after the command line's, for the
+-- first file), then per section --name=SECTION and the section's own
+-- options, in the order written ("--flag" for a bare flag), one line per
+-- file.  Jobs of the command line alone print nothing, as in fio.
 
-local function lua_key(k)
-  return k:match("^[%a_][%w_]*$") and k or string.format("[%q]", k)
-end
+-- fio's names where luabench's canonical one is fio's alias; fio parses
+-- (and prints) a section's options by priority, the order written within one.
+local FIO_NAME = {ss = "steadystate", ss_dur = "steadystate_duration",
+                  ss_ramp = "steadystate_ramp_time"}
+local PRIO = {lockfile = 1, cpus_allowed_policy = 1, kb_base = 1, unit_base = 1,
+              filename = -1, filename_format = -1}
 
-local function spec_lines(job, tab, ind)
-  local spec, keys = R.spec(job, tab), {}
-  for k in pairs(spec) do if k ~= "name" then keys[#keys + 1] = k end end
-  table.sort(keys)
-  if spec.name then table.insert(keys, 1, "name") end
-  local parts = {}
-  for _, k in ipairs(keys) do parts[#parts + 1] = lua_key(k) .. " = " .. string.format("%q", spec[k]) end
-  local out = {ind .. table.concat(parts, ", ")}
-  if job.ss and job.ss ~= "" and job.ss_dur then
-    local a, args = R.steady_args(job), {}
-    for _, k in ipairs{"metric", "deviation", "slope", "absolute", "window", "ramp"} do
-      if a[k] then args[#args + 1] = k .. " = " .. (type(a[k]) == "string" and string.format("%q", a[k]) or tostring(a[k])) end
-    end
-    out[#out + 1] = ind .. 'stop = require("luabench.stop").steady{' .. table.concat(args, ", ") .. "}"
-  end
+local function by_prio(keys)
+  local idx = {}
+  for i, k in ipairs(keys) do idx[k] = i end
+  local out = table.move(keys, 1, #keys, 1, {})
+  table.sort(out, function(a, b)
+    local pa, pb = PRIO[a] or 0, PRIO[b] or 0
+    if pa ~= pb then return pa > pb end
+    return idx[a] < idx[b]
+  end)
   return out
 end
 
-function M.showcmd(jobs, tab)
-  tab = tab or P.option_table()
-  local out = {"-- luabench script doing what these fio jobs do", 'local fio_results = {}'}
-  for _, group in ipairs(R.split(jobs)) do
-    for _, j in ipairs(group) do
-      if j.exec_prerun then out[#out + 1] = string.format("os.execute(%q)", j.exec_prerun) end
-    end
-    if #group == 1 then
-      out[#out + 1] = "fio_results[#fio_results + 1] = lb.run{"
-      out[#out + 1] = table.concat(spec_lines(group[1], tab, "  "), ",\n")
-      out[#out + 1] = "}"
-    else
-      out[#out + 1] = "fio_results[#fio_results + 1] = lb.run{jobs = {"
-      for _, j in ipairs(group) do
-        out[#out + 1] = "  {" .. table.concat(spec_lines(j, tab, ""), ", ") .. "},"
+local function fio_arg(k, v, bare)
+  local name = FIO_NAME[k] or k
+  if bare then return "--" .. name end
+  if k == "description" then v = '"' .. v .. '"' end
+  return "--" .. name .. "=" .. tostring(v)
+end
+
+function M.showcmd(jobs)
+  local out, files, first = {}, {}, true
+  for _, j in ipairs(jobs) do
+    if j._fileno then
+      local f = files[#files]
+      if not f or f.n ~= j._fileno then
+        f = {n = j._fileno, jobs = {}}
+        files[#files + 1] = f
       end
-      out[#out + 1] = "}}"
-    end
-    for _, j in ipairs(group) do
-      if j.exec_postrun then out[#out + 1] = string.format("os.execute(%q)", j.exec_postrun) end
-      if R.wants_logs(j) then
-        out[#out + 1] = "-- [" .. j._section .. "] fio logs: luabench.fio writes them from result.intervals"
-      end
+      f.jobs[#f.jobs + 1] = j
     end
   end
-  out[#out + 1] = "for _, r in ipairs(fio_results) do lb.report(r) end"
-  return table.concat(out, "\n") .. "\n"
+  for _, f in ipairs(files) do
+    local g = jobs.file_globals[f.n]
+    local j1 = f.jobs[1]               -- inherited the [global] flags as written
+    local function global_arg(k)
+      return fio_arg(k, g.options[k], not P.owns(j1, k) and j1["_bare_" .. k])
+    end
+    local parts = {"fio"}
+    if first and #g.order > 0 then
+      for _, k in ipairs(jobs.cli_order or {}) do
+        parts[#parts + 1] = fio_arg(k, jobs.cli_global[k], jobs.cli_global["_bare_" .. k])
+      end
+    end
+    first = false
+    for _, k in ipairs(by_prio(g.order)) do parts[#parts + 1] = global_arg(k) end
+    for _, j in ipairs(f.jobs) do
+      parts[#parts + 1] = "--name=" .. j._section
+      for _, k in ipairs(by_prio(j._own)) do
+        if k ~= "name" then parts[#parts + 1] = fio_arg(k, j[k], j["_bare_" .. k]) end
+      end
+    end
+    out[#out + 1] = table.concat(parts, " ") .. " \n"
+  end
+  return table.concat(out)
 end
 
 ------------------------------------------------------------------------
@@ -106,7 +122,7 @@ Single or double dashes: -rw=read and --rw=read are the same.
   --minimal                 the same as --output-format=terse
   --append-terse            terse after the chosen format
   --section=NAME            run only this section of the job files (repeatable)
-  --showcmd                 print the luabench Lua doing the same, run nothing
+  --showcmd                 print each job file as fio's command line, run nothing
   --parse-only              check the jobs, run nothing
   --readonly                open no file for writing
   --allow-overwrite         allow writing into files luabench did not create
@@ -296,11 +312,15 @@ function M.cli_jobs(cfg)
       if jobs.global_options[k] == nil then jobs.global_order[#jobs.global_order + 1] = k end
       jobs.global_options[k] = fj.global_options[k]
     end
+    jobs.file_globals = jobs.file_globals or {}
+    jobs.file_globals[n] = {order = fj.global_order, options = fj.global_options}
+    for _, j in ipairs(fj) do j._fileno = n end
   end
   for _, j in ipairs(jobs) do
     if cfg.readonly then j.readonly = "1" end
     if cfg.allow_overwrite then j.allow_overwrite = "1" end
   end
+  jobs.cli_order, jobs.cli_global = cfg.order, cfg.global   -- for --showcmd
   if #jobs == 0 and cfg.parse_only then return jobs end   -- fio: options alone parse
   if #jobs == 0 then usage_error("no job given (see luabench fio --help)") end
   P.check_wait_for(jobs)
@@ -378,7 +398,7 @@ function M.main(argv)
       end
     end
   end
-  if cfg.showcmd then io.write(M.showcmd(jobs, cfg.ctx.tab)); return 0 end
+  if cfg.showcmd then io.write(M.showcmd(jobs)); return 0 end
   local cok, cerr = pcall(R.check_all, jobs, cfg.ctx.tab)
   if not cok then return bad(cerr) end
   if cfg.parse_only then return 0 end

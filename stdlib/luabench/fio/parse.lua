@@ -239,6 +239,12 @@ end
 ------------------------------------------------------------------------
 -- Setting one option on a job
 
+-- Whether the section of job set canon itself (it may also inherit it).
+function P.owns(job, canon)
+  for _, k in ipairs(job._own or {}) do if k == canon then return true end end
+  return false
+end
+
 -- Sets name=value on job (a [global] or job table); ctx carries the
 -- option table and the notes already given.  Used by job files and the CLI.
 function P.set(ctx, job, name, value, w)
@@ -248,7 +254,9 @@ function P.set(ctx, job, name, value, w)
     fail(w, "unsupported option '" .. name .. "'" ..
             (s and (" (did you mean '" .. s .. "'?)") or ""))
   end
+  local bare = value == nil or nil            -- written bare: --showcmd prints it so
   if value == nil then value = BARE_EMPTY[canon] and "" or "1" end
+  job["_bare_" .. canon] = bare
   if kind == "internal" then
     ctx.noted = ctx.noted or {}
     if not ctx.noted[canon] then
@@ -263,7 +271,7 @@ function P.set(ctx, job, name, value, w)
     canon, value = "rwmixread", tostring(100 - math.floor(n))
   end
   if canon == "name" then job.name = value end
-  if job[canon] == nil and job._own then job._own[#job._own + 1] = canon end
+  if job._own and not P.owns(job, canon) then job._own[#job._own + 1] = canon end
   job[canon] = value
   if w.line then
     job._at = job._at or {}
