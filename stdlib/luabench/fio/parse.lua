@@ -264,7 +264,8 @@ function P.set(ctx, job, name, value, w)
       P.note(where_str(w) .. "'" .. name .. "' only tunes fio's internals: ignored")
     end
   elseif canon == "io_submit_mode" and value ~= "inline" then
-    fail(w, "unsupported option 'io_submit_mode=" .. value .. "'")
+    fail(w, "unsupported option 'io_submit_mode=" .. value .. "'" .. (value == "offload" and
+            " (fio's pool of submission threads: each luabench clone submits its own I/O)" or ""))
   elseif canon == "rwmixwrite" and ctx.tab and not ctx.tab.canon.rwmixwrite then
     local n = tonumber(value)
     if not n or n < 0 or n > 100 then fail(w, "bad value '" .. value .. "' for 'rwmixwrite'") end
