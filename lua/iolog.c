@@ -16,12 +16,19 @@
  * as one zlib stream; lb.inflate turns such a file (also fio's, made of
  * several streams) back into fio's text lines.
  *
+ * Kind "iolog" is fio's write_iolog instead: what each clone issued, in
+ * the order it issued it, as fio's version 3 text ("fio version 3 iolog",
+ * then "usec file add|open|close" and "usec file read|write|trim|sync|
+ * datasync offset length" lines, usec counted from the clone's start, ramp
+ * included), every clone appending to the one file as fio's threads do.
+ *
  * The spec's _io_log is a list of {job = J, kind = K, paths = {P...} (one
  * per clone) or path = P (every clone), offset = bool, compress = bool}.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +56,7 @@ struct rec {
     uint64_t t, offset, slat, clat;
     uint32_t len;
     uint8_t ddir, sync;
+    uint16_t file;           /* index into the stream's names */
 };
 
 struct chunk {
@@ -57,9 +65,16 @@ struct chunk {
     struct rec r[CHUNK];
 };
 
+#define MAX_NAMES 1024
+
 struct stream {              /* one (job, clone) */
     struct chunk *head, *tail;
     int lost;                /* a chunk could not be allocated */
+    const struct lb_file *last;  /* the file of the last record, and its index */
+    uint16_t last_i;
+    uint16_t nnames;
+    const struct lb_file **files;  /* the files seen, by their index ... */
+    char **names;            /* ... and their paths (kept past the run) */
 };
 
 struct lb_iolog {
@@ -69,14 +84,48 @@ struct lb_iolog {
     uint64_t t_base, ramp_ns;
 };
 
+/* The index of f in s's names, added when new; -1 when out of room. */
+static int file_index(struct stream *s, const struct lb_file *f)
+{
+    if (s->last == f && s->nnames)
+        return s->last_i;
+    for (unsigned i = 0; i < s->nnames; i++)
+        if (s->files[i] == f) {
+            s->last = f;
+            s->last_i = (uint16_t)i;
+            return (int)i;
+        }
+    if (s->nnames == MAX_NAMES)
+        return -1;
+    if (!s->files) {
+        s->files = calloc(MAX_NAMES, sizeof *s->files);
+        s->names = calloc(MAX_NAMES, sizeof *s->names);
+        if (!s->files || !s->names)
+            return -1;
+    }
+    char *name = strdup(f->path ? f->path : "");
+    if (!name)
+        return -1;
+    s->files[s->nnames] = f;
+    s->names[s->nnames] = name;
+    s->last = f;
+    s->last_i = s->nnames;
+    return s->nnames++;
+}
+
 static void on_io(void *arg, unsigned job, unsigned clone, const struct lb_io *io)
 {
     struct lb_iolog *g = arg;
     if (job >= g->njobs || !g->s[job] || clone >= g->nclones[job])
         return;
-    if (io->ddir >= LB_DDIR_N || io->result < 0)
+    if (io->ddir > LB_DATASYNC_OP || io->result < 0)
         return;
     struct stream *s = &g->s[job][clone];
+    int fi = file_index(s, io->file);
+    if (fi < 0) {
+        s->lost = 1;
+        return;
+    }
     if (!s->tail || s->tail->n == CHUNK) {
         struct chunk *c = malloc(sizeof *c);
         if (!c) {
@@ -93,6 +142,7 @@ static void on_io(void *arg, unsigned job, unsigned clone, const struct lb_io *i
     }
     struct rec *r = &s->tail->r[s->tail->n++];
     r->t = io->t_done;
+    r->file = (uint16_t)fi;
     r->offset = io->offset;
     r->len = io->len;
     r->ddir = io->ddir;
@@ -108,11 +158,17 @@ static void iolog_free(struct lb_iolog *g)
     for (size_t j = 0; j < g->njobs; j++) {
         if (!g->s[j])
             continue;
-        for (unsigned c = 0; c < g->nclones[j]; c++)
-            for (struct chunk *k = g->s[j][c].head, *next; k; k = next) {
+        for (unsigned c = 0; c < g->nclones[j]; c++) {
+            struct stream *s = &g->s[j][c];
+            for (struct chunk *k = s->head, *next; k; k = next) {
                 next = k->next;
                 free(k);
             }
+            for (unsigned i = 0; i < s->nnames; i++)
+                free(s->names[i]);
+            free(s->names);
+            free(s->files);
+        }
         free(g->s[j]);
     }
     free(g->s);
@@ -230,6 +286,8 @@ static int line(struct buf *b, const struct lb_iolog *g, const struct rec *r, co
                 int offset, int bin)
 {
     uint64_t v;
+    if (r->ddir >= LB_DDIR_N)
+        return 0;
     if (!strcmp(kind, "slat")) {
         if (r->sync)
             return 0;
@@ -262,10 +320,82 @@ static int line(struct buf *b, const struct lb_iolog *g, const struct rec *r, co
     return 0;
 }
 
+static uint64_t rec_start(const struct rec *r)
+{
+    return r->t - r->clat - r->slat;
+}
+
+static int by_start(const void *a, const void *b)
+{
+    uint64_t x = rec_start(*(const struct rec *const *)a);
+    uint64_t y = rec_start(*(const struct rec *const *)b);
+    return x < y ? -1 : x > y;
+}
+
+static int iolog_line(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int iolog_line(struct buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0 || buf_room(b, (size_t)n + 1) < 0)
+        return -ENOMEM;
+    va_start(ap, fmt);
+    vsnprintf(b->p + b->n, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->n += (size_t)n;
+    return 0;
+}
+
+/* One clone's fio iolog (version 3): its files added and opened, what it
+ * issued in issue order, its files closed after its last completion. */
+static int clone_iolog(struct buf *b, const struct lb_iolog *g, const struct stream *s)
+{
+    static const char *const act[] = {"read", "write", "trim", "sync", "datasync"};
+    uint64_t base = g->t_base - g->ramp_ns, end = base;
+    size_t n = 0, i = 0;
+    for (const struct chunk *k = s->head; k; k = k->next)
+        n += k->n;
+    const struct rec **v = malloc((n ? n : 1) * sizeof *v);
+    if (!v || iolog_line(b, "fio version 3 iolog\n") < 0)
+        goto fail;
+    for (const struct chunk *k = s->head; k; k = k->next)
+        for (size_t x = 0; x < k->n; x++) {
+            v[i++] = &k->r[x];
+            if (k->r[x].t > end)
+                end = k->r[x].t;
+        }
+    qsort(v, n, sizeof *v, by_start);
+    for (unsigned f = 0; f < s->nnames; f++)
+        if (iolog_line(b, "0 %s add\n", s->names[f]) < 0 ||
+            iolog_line(b, "0 %s open\n", s->names[f]) < 0)
+            goto fail;
+    for (i = 0; i < n; i++) {
+        const struct rec *r = v[i];
+        uint64_t t0 = rec_start(r), us = t0 > base ? (t0 - base) / 1000u : 0;
+        int sync = r->ddir >= LB_DDIR_N;
+        if (iolog_line(b, "%" PRIu64 " %s %s %" PRIu64 " %" PRIu32 "\n", us,
+                       s->names[r->file], act[r->ddir == LB_SYNC_OP ? 3 : sync ? 4 : r->ddir],
+                       sync ? 0 : r->offset, sync ? 0 : r->len) < 0)
+            goto fail;
+    }
+    for (unsigned f = 0; f < s->nnames; f++)
+        if (iolog_line(b, "%" PRIu64 " %s close\n", (end - base) / 1000u, s->names[f]) < 0)
+            goto fail;
+    free(v);
+    return 0;
+fail:
+    free(v);
+    return -ENOMEM;
+}
+
 /* The text of one clone's log. */
 static int clone_text(struct buf *b, const struct lb_iolog *g, const struct stream *s,
                       const char *kind, int offset, int bin)
 {
+    if (!strcmp(kind, "iolog"))
+        return clone_iolog(b, g, s);
     for (const struct chunk *k = s->head; k; k = k->next)
         for (size_t i = 0; i < k->n; i++)
             if (k->r[i].t >= g->t_base && line(b, g, &k->r[i], kind, offset, bin) < 0)
@@ -371,7 +501,9 @@ void lb_iolog_write(lua_State *L, struct lb_iolog *g, int ud)
             const char *path = luaL_checkstring(L, -1);
             lua_getfield(L, seen, path);
             int append = lua_toboolean(L, -1);
-            lua_pop(L, 1);
+            lua_getfield(L, e, "append");           /* fio's write_iolog appends */
+            append = append || lua_toboolean(L, -1);
+            lua_pop(L, 2);
             write_one(L, g, j, kind, path, one ? 0 : c, one ? g->nclones[j] : c + 1,
                       offset, compress, append, allow);
             lua_pushboolean(L, 1);

@@ -235,7 +235,9 @@ static int report_error(lua_State *L, int status)
         lb_mpi_abort(code);
     }
     lb_msg_escape(L, msg, len, usage);
-    fprintf(stderr, "luabench: %s\n", lua_tostring(L, -1));
+    /* a front end's own name ("luabench fio: ...") stands for the prefix */
+    fprintf(stderr, "%s%s\n", usage && !strncmp(msg, "luabench ", 9) ? "" : "luabench: ",
+            lua_tostring(L, -1));
     return code;
 }
 

@@ -351,9 +351,30 @@ void lb_push_counts(lua_State *L, uint64_t ios, uint64_t bytes, double secs)
     lb_set_num(L, "bw_bytes", secs > 0 ? bytes / secs : 0);
 }
 
+/* The interval's jobs = {{read = counts, write, trim}, ...}, one per job
+ * of the run, in its order. */
+static void push_job_counts(lua_State *L, const struct lb_interval *iv, double secs)
+{
+    size_t nj = iv->njobs;
+    lua_createtable(L, (int)nj, 0);
+    for (size_t j = 0; j < nj; j++) {
+        lua_createtable(L, 0, LB_DDIR_N);
+        for (int d = 0; d < LB_DDIR_N; d++) {
+            lua_createtable(L, 0, 6);
+            lb_push_counts(L, iv->job_ios[j * LB_DDIR_N + d], iv->job_bytes[j * LB_DDIR_N + d],
+                           secs);
+            lb_strict_record(L);
+            lua_setfield(L, -2, lb_ddir_name(d));
+        }
+        lb_strict_record(L);
+        lua_rawseti(L, -2, (lua_Integer)j + 1);
+    }
+    lua_setfield(L, -2, "jobs");
+}
+
 /* {index, start_ms, end_ms, duration_s, read = {total_ios, io_bytes, ios,
- * bytes, iops, bw_bytes, clat_hist, lat_hist}, write, trim}, strict
- * (lb_strict_record) */
+ * bytes, iops, bw_bytes, clat_hist, lat_hist}, write, trim[, jobs]}, strict
+ * (lb_strict_record); jobs: each job's counts, in a run of several
 void lb_push_interval(lua_State *L, const struct lb_interval *iv)
 {
     double secs = (double)(iv->end_ns - iv->start_ns) / 1e9;
@@ -372,5 +393,7 @@ void lb_push_interval(lua_State *L, const struct lb_interval *iv)
         lb_strict_record(L);
         lua_setfield(L, -2, lb_ddir_name(d));
     }
+    if (iv->job_ios)
+        push_job_counts(L, iv, secs);
     lb_strict_record(L);
 }

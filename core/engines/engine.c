@@ -21,6 +21,7 @@ const struct lb_engine_ops *const lb_engines[] = {
     &lb_engine_psync,
     &lb_engine_pvsync2,
     &lb_engine_libaio,
+    &lb_engine_posixaio,
     &lb_engine_io_uring,
     &lb_engine_mmap,
     &lb_engine_fault,

@@ -15,6 +15,7 @@ extern const struct lb_engine_ops lb_engine_sync;
 extern const struct lb_engine_ops lb_engine_psync;
 extern const struct lb_engine_ops lb_engine_pvsync2;
 extern const struct lb_engine_ops lb_engine_libaio;
+extern const struct lb_engine_ops lb_engine_posixaio;
 extern const struct lb_engine_ops lb_engine_io_uring;
 extern const struct lb_engine_ops lb_engine_mmap;
 extern const struct lb_engine_ops lb_engine_fault;

@@ -51,7 +51,9 @@ static inline uint64_t lb_gen_seq(struct lb_gen *g, struct lb_wfile *f, uint32_t
 {
     uint64_t off = f->pos, next = off + len + g->skip;
 
-    if (next >= f->end) {
+    /* fio issues no I/O that would cross the end: the file is done when
+     * the next one (rw=read:N skips N) does not fit */
+    if (next >= f->end || f->end - next < len) {
         next = 0;
         f->drop_due = g->wrap_drop;
         lb_gen_exhaust(g, f);

@@ -186,12 +186,25 @@ static struct lb_interval *iv_at(struct lb_run *r, uint32_t k)
             return NULL;
         iv->index = (uint32_t)r->niv;
         iv->start_ns = r->niv * r->iv_len;
+        if (r->njobs > 1) {
+            iv->job_ios = calloc(r->njobs * LB_DDIR_N, sizeof(uint64_t));
+            iv->job_bytes = calloc(r->njobs * LB_DDIR_N, sizeof(uint64_t));
+            iv->njobs = (uint32_t)r->njobs;
+            if (!iv->job_ios || !iv->job_bytes) {
+                free(iv->job_ios);
+                free(iv->job_bytes);
+                free(iv);
+                return NULL;
+            }
+        }
         for (int d = 0; d < LB_DDIR_N; d++)
             if (lb_hist_new(&iv->clat[d]) || lb_hist_new(&iv->lat[d])) {
                 for (int e = 0; e <= d; e++) {
                     lb_hist_free(iv->clat[e]);
                     lb_hist_free(iv->lat[e]);
                 }
+                free(iv->job_ios);
+                free(iv->job_bytes);
                 free(iv);
                 return NULL;
             }
@@ -208,6 +221,10 @@ static void node_merge(struct lb_run *r, struct lb_ivnode *n)
     for (int d = 0; d < LB_DDIR_N && iv; d++) {
         iv->ios[d] += n->ios[d];
         iv->bytes[d] += n->bytes[d];
+        if (iv->job_ios) {
+            iv->job_ios[n->w->job_index * LB_DDIR_N + d] += n->ios[d];
+            iv->job_bytes[n->w->job_index * LB_DDIR_N + d] += n->bytes[d];
+        }
         if (n->clat[d])
             lb_hist_add(iv->clat[d], n->clat[d]);
         if (n->lat[d] || n->clat[d])     /* a sync engine's lat is its clat */
@@ -282,6 +299,8 @@ void lb_iv_free_all(struct lb_run *r)
             lb_hist_free(r->iv[i]->clat[d]);
             lb_hist_free(r->iv[i]->lat[d]);
         }
+        free(r->iv[i]->job_ios);
+        free(r->iv[i]->job_bytes);
         free(r->iv[i]);
     }
     free(r->iv);

@@ -333,11 +333,9 @@ int complete(struct lb_worker *w, struct lb_io *io, uint64_t t, const bool sync)
 /* When io may be issued: 0 for now, else the clock time to wait for.  The
  * rate is checked at the end of a thinktime pause, as if it had been
  * taken. */
-/* fio's flows: a clone over its weight's share of its flow's I/Os waits
- * (by flow_sleep); FLOW_SLACK I/Os of lead spare the threads a hand-off
- * per I/O and change the shares by no more than that. */
-#define FLOW_SLACK 32
-
+/* fio's flows (flow.c): a clone whose share of its flow's I/Os is above its
+ * weight's share waits flow_sleep and looks again; the flow's count starts
+ * at 1, so flow_ios / ios > flow / weight, strictly, is fio's test. */
 static void flow_wait(struct lb_worker *w)
 {
     struct lb_flow *f = w->flow;
@@ -345,11 +343,11 @@ static void flow_wait(struct lb_worker *w)
     for (;;) {
         uint64_t all = atomic_load_explicit(&f->ios, memory_order_relaxed);
         uint64_t weight = atomic_load_explicit(&f->weight, memory_order_relaxed);
-        double share = weight ? (double)w->job->flow / (double)weight : 1.0;
         struct timespec ts = { (time_t)(w->flow_sleep_ns / 1000000000u),
                                (long)(w->flow_sleep_ns % 1000000000u) };
 
-        if ((double)w->flow_ios <= share * (double)all + FLOW_SLACK)
+        if (!weight || (unsigned __int128)w->flow_ios * weight <=
+                       (unsigned __int128)w->job->flow * all)
             break;
         if (lb_worker_stopping(w) || lb_clock_now() >= w->deadline)
             return;

@@ -221,6 +221,7 @@ static int flows_setup(struct lb_run *r)
                                LB_FLOWS_MAX);
         if (k == r->nflows) {
             r->flows[k].id = j->flow_id;
+            r->flows[k].ios = 1;         /* fio's flow counter starts at 1 */
             r->nflows++;
         }
         r->flows[k].weight += j->flow;

@@ -78,6 +78,9 @@ struct lb_interval {
     struct lb_hist *clat[LB_DDIR_N];   /* the interval's completions */
     struct lb_hist *lat[LB_DDIR_N];    /* their total latency (slat + clat;
                                           clat for a sync engine) */
+    uint32_t njobs;                    /* jobs of the arrays below ... */
+    uint64_t *job_ios, *job_bytes;     /* ... [job * LB_DDIR_N + d], in a run of
+                                          several jobs; NULL with one */
 };
 
 #endif

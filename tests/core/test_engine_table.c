@@ -13,7 +13,7 @@ static int dummy_queue(void *p, struct lb_io *io) { return LB_Q_DONE; }
 
 static void check_table(void)
 {
-    const char *want[] = { "null", "sync", "psync", "pvsync2", "libaio", "io_uring",
+    const char *want[] = { "null", "sync", "psync", "pvsync2", "libaio", "posixaio", "io_uring",
                            "mmap", "fault" };
     size_t n = 0;
 
@@ -28,7 +28,7 @@ static void check_table(void)
         printf("%-9s %s\n", (*e)->name, ret == 0 ? "supported" : why);
     }
     CHECK(n == sizeof(want) / sizeof(want[0]), "%zu engines", n);
-    for (size_t i = 0; i < n && i < 8; i++)
+    for (size_t i = 0; i < n && i < 9; i++)
         CHECK(strcmp(lb_engines[i]->name, want[i]) == 0, "engine %zu is %s", i, want[i]);
     CHECK(lb_engine_find("nonesuch") == NULL && lb_engine_find(NULL) == NULL, "unknown");
 }

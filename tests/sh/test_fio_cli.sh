@@ -41,11 +41,16 @@ printf '[global]\nioengine=null\nsize=1m\n\n[one]\nrw=read\nexec_prerun=echo bef
 [ -s pre.mark ] || fail "exec_prerun did not run"
 grep -q after one.postrun.txt || fail "exec_postrun output is not in one.postrun.txt"
 
-# --- --showcmd runs nothing and prints Lua ------------------------------------
-sc=$("$LUABENCH" fio --name=c --ioengine=null --rw=randread --bs=4k --size=1m --filename="$d/never" --showcmd) ||
-  fail "--showcmd failed"
-contains "$sc" "lb.run{" "--showcmd"
-contains "$sc" 'rw = "randread"' "--showcmd options"
+# --- --showcmd runs nothing and prints fio's command line of each job file, as fio 3.33 -----
+printf '[global]\nfilename=%s/never\nthread\nbs=4k\nioengine=null\nsize=1m\ndescription=two jobs\n\n[a]\nrw=read\ntime_based\nruntime=1\n[b]\nbs=16k\nsteadystate=iops:10%%\nrw=randread\n' "$d" > sc.fio
+sc=$("$LUABENCH" fio --showcmd --iodepth=2 sc.fio) || fail "--showcmd failed"
+want="fio --iodepth=2 --thread --bs=4k --ioengine=null --size=1m --description=\"two jobs\" --filename=$d/never --name=a --rw=read --time_based --runtime=1 --name=b --bs=16k --steadystate=iops:10% --rw=randread "
+[ "$sc" = "$want" ] || fail "--showcmd: got '$sc', expected '$want'"
+if command -v fio >/dev/null; then
+  [ "$(fio --showcmd --iodepth=2 sc.fio)" = "$sc" ] || fail "--showcmd differs from fio's: $(fio --showcmd --iodepth=2 sc.fio)"
+fi
+[ "$("$LUABENCH" fio --showcmd sc.fio sc.fio | wc -l)" = 2 ] || fail "--showcmd: one line per job file"
+[ -z "$("$LUABENCH" fio --showcmd --name=c --ioengine=null)" ] || fail "--showcmd of command-line jobs prints nothing, as fio"
 [ ! -e "$d/never" ] || fail "--showcmd ran the job"
 
 # --- bad input: one line, exit 2 -------------------------------------------
@@ -100,5 +105,17 @@ if [ -e "$parser" ] && [ -n "$py" ]; then
 else
   echo "note: fiologparser_hist.py or python3-pandas missing: hist log not checked with it"
 fi
+
+# --- bad input goes through the one usage-error channel: one line, exit 2, also when
+# a script calls the front end (the script stops there, as for any bad input)
+printf 'require("luabench.fio").main{"--bogus"}\nprint("went on")\n' > fm.lua
+out=$("$LUABENCH" fm.lua 2>fm.err) && fail "fio.main with bad input: exit 0"
+[ $? -eq 2 ] || fail "fio.main with bad input: exit status, expected 2: $(cat fm.err)"
+[ -z "$out" ] || fail "the script went on after bad input: $out"
+[ "$(cat fm.err)" = "luabench fio: unknown option '--bogus'" ] || fail "fio.main bad input line: $(cat fm.err)"
+expect_exit 2 "" "$LUABENCH" fio --bogus
+[ "$(cat "$LB_ERR")" = "luabench fio: unknown option '--bogus'" ] || fail "luabench fio --bogus: $(cat "$LB_ERR")"
+expect_exit 2 "" "$LUABENCH" fio "--name=$(printf 'a\033b')" --bs=zz
+[ "$(wc -l < "$LB_ERR")" = 1 ] && ! grep -q "$(printf '\033')" "$LB_ERR" || fail "control byte not escaped: $(cat -v "$LB_ERR")"
 
 pass

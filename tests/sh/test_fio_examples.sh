@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Description: fio's ten example job files either run under luabench
-# (with --size=1m --runtime=1 and files in a scratch directory) or are
+# (with --override=size=1m --override=runtime=1 and files in a scratch directory) or are
 # refused, before anything runs, with one line naming their one unsupported
 # option.  Prints which is which.
 . "$(dirname "$0")/fio_lib.sh"   # skips, scratch directory $d (current), json_get
@@ -8,17 +8,17 @@
 # --- fio's ten example job files ---------------------------------------------
 examples=${LB_FIO_EXAMPLES:-${LB_SRC}/../shared/fio-examples}
 [ -d "$examples" ] || skip "fio's example job files absent ($examples): fetch fio's source (the installed version, 3.33 on Debian 12) and set LB_FIO_EXAMPLES to its examples/ directory"
-echo "fio's example job files, run with --size=1m --runtime=1:"
+echo "fio's example job files, run with --override=size=1m --override=runtime=1:"
 refused=()
 for f in "$examples"/*.fio; do
   name=$(basename "$f")
   w=$(lb_tmpdir)
   extra=()
   case "$name" in
-    waitfor.fio) extra=(--filename="$w/data" --filesize=1m) ;;
+    waitfor.fio) extra=(--override=filename="$w/data" --override=filesize=1m) ;;
   esac
   rc=0
-  (cd "$w" && "$LUABENCH" --quiet fio "$f" --size=1m --runtime=1 --direct=0 --allow-overwrite "${extra[@]}" \
+  (cd "$w" && "$LUABENCH" --quiet fio "$f" --override=size=1m --override=runtime=1 --override=direct=0 --allow-overwrite "${extra[@]}" \
     --output-format=json --output=out.json) >"$w/stdout" 2>"$w/stderr" || rc=$?
   if [ "$rc" -eq 0 ]; then
     python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$w/out.json" || fail "$name: bad JSON"

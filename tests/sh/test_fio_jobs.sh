@@ -48,11 +48,32 @@ printf 'X' | dd of="$d/m.dat" bs=1 seek=$((4096 + 1000)) conv=notrunc status=non
 quiet_run metar --name=m --filename="$d/m.dat" --rw=read $M
 printf 'X' | dd of="$d/m.dat" bs=1 seek=$((8192 + 8)) conv=notrunc status=none
 expect_exit 1 "offset 8192" "$LUABENCH" fio --name=m --filename="$d/m.dat" --rw=read $M
+# --- posixaio (fio's t0017): the bytes written are on disk, lat = slat + clat, depth held ---
+"$LUABENCH" --list-engines | grep -q '^posixaio  *supported' || fail "posixaio not listed as supported"
+quiet_run pa --name=pa --ioengine=posixaio --iodepth=16 --rw=write --bs=4k --size=1m \
+  --filename="$d/pa.dat" --verify=md5
+[ "$(kb pa)" = "(1024, 1024)" ] || fail "posixaio write+verify KiB: $(kb pa)"
+[ "$(stat -c %s "$d/pa.dat")" = 1048576 ] || fail "posixaio file size"
+python3 - pa.json <<'PY' || fail "posixaio latencies or depth"
+import json, sys
+w = json.load(open(sys.argv[1]))["jobs"][0]
+lat = w["write"]
+assert abs(lat["slat_ns"]["mean"] + lat["clat_ns"]["mean"] - lat["lat_ns"]["mean"]) <= 1e-6 * lat["lat_ns"]["mean"] + 1
+assert w["iodepth_level"]["16"] > 0, w["iodepth_level"]
+PY
+
 # --- flows: jobs of one flow_id share the I/Os by their flow weights ----------------
 quiet_run flows --ioengine=null --size=100g --runtime=2 --flow_id=1 \
   --name=one --flow=1 --rate_iops=200 --name=three --flow=3
 r=$(json_get flows.json "round(j['jobs'][1]['read']['total_ios'] / j['jobs'][0]['read']['total_ios'], 1)")
 awk -v r="$r" 'BEGIN { exit !(r >= 2.7 && r <= 3.3) }' || fail "flow=3 against flow=1: $r times the I/Os, expected 3"
+# each job's windowed iops log holds its own I/Os, not the run's (fio's t0012/t0014 read them)
+quiet_run flowlog --ioengine=null --size=100g --runtime=2 --flow_id=3 --log_avg_msec=500 \
+  --write_iops_log=fl --name=one --flow=1 --rate_iops=200 --name=three --flow=3
+r=$(python3 -c "import sys
+s = [sum(float(l.split(',')[1]) for l in open(f)) for f in sys.argv[1:]]
+print(round(s[1] / s[0], 1))" fl_iops.1.log fl_iops.2.log)
+awk -v r="$r" 'BEGIN { exit !(r >= 2.7 && r <= 3.3) }' || fail "iops logs of flow=3 against flow=1: $r, expected 3"
 # a flow's job that ends leaves the others the whole flow
 quiet_run flowend --ioengine=null --flow_id=2 --name=short --flow=1 --size=4k --name=long --flow=1 --size=1m
 [ "$(json_get flowend.json "j['jobs'][1]['read']['io_bytes']")" = 1048576 ] || fail "flow after its partner ended"

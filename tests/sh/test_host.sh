@@ -17,7 +17,7 @@ if git -C "$LB_SRC" rev-parse HEAD >/dev/null 2>&1; then
   git -C "$LB_SRC" merge-base --is-ancestor "$c" HEAD || fail "--version: $c is not a commit of the source"
 fi
 out=$("$LUABENCH" --list-engines) || fail "--list-engines exit"
-for e in null sync psync pvsync2 libaio io_uring mmap; do
+for e in null sync psync pvsync2 libaio posixaio io_uring mmap; do
   contains "$out" "$e" "--list-engines names $e"
 done
 

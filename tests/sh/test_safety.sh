@@ -25,7 +25,7 @@ before=$(fp user.dat)
 unchanged() { [ "$(fp user.dat)" = "$before" ] || fail "$1 changed user.dat"; }
 
 # --- refused: every engine, every kind of write ------------------------------
-for eng in psync sync pvsync2 libaio io_uring mmap; do
+for eng in psync sync pvsync2 libaio posixaio io_uring mmap; do
   supported "$eng" || continue
   printf 'lb.run{ioengine="%s", iodepth=4, filename="user.dat", rw="randwrite", bs="4k", size="1m"}\n' \
     "$eng" > w.lua

@@ -32,57 +32,73 @@ function M.json(results, opts)
 end
 
 ------------------------------------------------------------------------
--- --showcmd: the Lua that does what the jobs do
+-- --showcmd: fio's command line of each job file, as fio 3.33 prints it:
+-- "fio", the file's [global] options (after the command line's, for the
+-- first file), then per section --name=SECTION and the section's own
+-- options, in the order written ("--flag" for a bare flag), one line per
+-- file.  Jobs of the command line alone print nothing, as in fio.
 
-local function lua_key(k)
-  return k:match("^[%a_][%w_]*$") and k or string.format("[%q]", k)
-end
+-- fio's names where luabench's canonical one is fio's alias; fio parses
+-- (and prints) a section's options by priority, the order written within one.
+local FIO_NAME = {ss = "steadystate", ss_dur = "steadystate_duration",
+                  ss_ramp = "steadystate_ramp_time"}
+local PRIO = {lockfile = 1, cpus_allowed_policy = 1, kb_base = 1, unit_base = 1,
+              filename = -1, filename_format = -1}
 
-local function spec_lines(job, tab, ind)
-  local spec, keys = R.spec(job, tab), {}
-  for k in pairs(spec) do if k ~= "name" then keys[#keys + 1] = k end end
-  table.sort(keys)
-  if spec.name then table.insert(keys, 1, "name") end
-  local parts = {}
-  for _, k in ipairs(keys) do parts[#parts + 1] = lua_key(k) .. " = " .. string.format("%q", spec[k]) end
-  local out = {ind .. table.concat(parts, ", ")}
-  if job.ss and job.ss ~= "" and job.ss_dur then
-    local a, args = R.steady_args(job), {}
-    for _, k in ipairs{"metric", "deviation", "slope", "absolute", "window", "ramp"} do
-      if a[k] then args[#args + 1] = k .. " = " .. (type(a[k]) == "string" and string.format("%q", a[k]) or tostring(a[k])) end
-    end
-    out[#out + 1] = ind .. 'stop = require("luabench.stop").steady{' .. table.concat(args, ", ") .. "}"
-  end
+local function by_prio(keys)
+  local idx = {}
+  for i, k in ipairs(keys) do idx[k] = i end
+  local out = table.move(keys, 1, #keys, 1, {})
+  table.sort(out, function(a, b)
+    local pa, pb = PRIO[a] or 0, PRIO[b] or 0
+    if pa ~= pb then return pa > pb end
+    return idx[a] < idx[b]
+  end)
   return out
 end
 
-function M.showcmd(jobs, tab)
-  tab = tab or P.option_table()
-  local out = {"-- luabench script doing what these fio jobs do", 'local fio_results = {}'}
-  for _, group in ipairs(R.split(jobs)) do
-    for _, j in ipairs(group) do
-      if j.exec_prerun then out[#out + 1] = string.format("os.execute(%q)", j.exec_prerun) end
-    end
-    if #group == 1 then
-      out[#out + 1] = "fio_results[#fio_results + 1] = lb.run{"
-      out[#out + 1] = table.concat(spec_lines(group[1], tab, "  "), ",\n")
-      out[#out + 1] = "}"
-    else
-      out[#out + 1] = "fio_results[#fio_results + 1] = lb.run{jobs = {"
-      for _, j in ipairs(group) do
-        out[#out + 1] = "  {" .. table.concat(spec_lines(j, tab, ""), ", ") .. "},"
+local function fio_arg(k, v, bare)
+  local name = FIO_NAME[k] or k
+  if bare then return "--" .. name end
+  if k == "description" then v = '"' .. v .. '"' end
+  return "--" .. name .. "=" .. tostring(v)
+end
+
+function M.showcmd(jobs)
+  local out, files, first = {}, {}, true
+  for _, j in ipairs(jobs) do
+    if j._fileno then
+      local f = files[#files]
+      if not f or f.n ~= j._fileno then
+        f = {n = j._fileno, jobs = {}}
+        files[#files + 1] = f
       end
-      out[#out + 1] = "}}"
-    end
-    for _, j in ipairs(group) do
-      if j.exec_postrun then out[#out + 1] = string.format("os.execute(%q)", j.exec_postrun) end
-      if R.wants_logs(j) then
-        out[#out + 1] = "-- [" .. j._section .. "] fio logs: luabench.fio writes them from result.intervals"
-      end
+      f.jobs[#f.jobs + 1] = j
     end
   end
-  out[#out + 1] = "for _, r in ipairs(fio_results) do lb.report(r) end"
-  return table.concat(out, "\n") .. "\n"
+  for _, f in ipairs(files) do
+    local g = jobs.file_globals[f.n]
+    local j1 = f.jobs[1]               -- inherited the [global] flags as written
+    local function global_arg(k)
+      return fio_arg(k, g.options[k], not P.owns(j1, k) and j1["_bare_" .. k])
+    end
+    local parts = {"fio"}
+    if first and #g.order > 0 then
+      for _, k in ipairs(jobs.cli_order or {}) do
+        parts[#parts + 1] = fio_arg(k, jobs.cli_global[k], jobs.cli_global["_bare_" .. k])
+      end
+    end
+    first = false
+    for _, k in ipairs(by_prio(g.order)) do parts[#parts + 1] = global_arg(k) end
+    for _, j in ipairs(f.jobs) do
+      parts[#parts + 1] = "--name=" .. j._section
+      for _, k in ipairs(by_prio(j._own)) do
+        if k ~= "name" then parts[#parts + 1] = fio_arg(k, j[k], j["_bare_" .. k]) end
+      end
+    end
+    out[#out + 1] = table.concat(parts, " ") .. " \n"
+  end
+  return table.concat(out)
 end
 
 ------------------------------------------------------------------------
@@ -94,16 +110,19 @@ usage: luabench fio [options] [JOBFILE...]
        luabench --fio JOBFILE... [options]
 
 fio's command line, run by luabench.  Job options are fio's
-(--name=NAME starts a job; options before the first --name are global,
-or, with job files, take precedence over the files' values).
+(--name=NAME starts a job; options before the first --name are global:
+defaults that the job files' own values override, as in fio).
 Single or double dashes: -rw=read and --rw=read are the same.
+
+  --override=NAME=VALUE     a job option that wins over the job files'
+                            values (luabench's own; repeatable)
 
   --output=FILE             write the report to FILE (atomically)
   --output-format=LIST      normal, json, json+, terse; comma-separated
   --minimal                 the same as --output-format=terse
   --append-terse            terse after the chosen format
   --section=NAME            run only this section of the job files (repeatable)
-  --showcmd                 print the luabench Lua doing the same, run nothing
+  --showcmd                 print each job file as fio's command line, run nothing
   --parse-only              check the jobs, run nothing
   --readonly                open no file for writing
   --allow-overwrite         allow writing into files luabench did not create
@@ -124,7 +143,8 @@ local NOTED = {["eta-interval"] = true,
                ["latency-log"] = true, ["bandwidth-log"] = true}
 local TAKES_VALUE = {output = true, ["output-format"] = true, section = true,
                      ["terse-version"] = true, eta = true, ["eta-interval"] = true,
-                     ["eta-newline"] = true, ["max-jobs"] = true, ["inflate-log"] = true}
+                     ["eta-newline"] = true, ["max-jobs"] = true, ["inflate-log"] = true,
+                     override = true}
 local ETA = {auto = true, always = true, never = true}
 
 local function usage_error(msg) error("luabench fio: " .. msg, 0) end
@@ -172,6 +192,18 @@ local function cli_option(cfg, key, val, argv, i)
   elseif k == "section" then
     cfg.sections = cfg.sections or {}
     for s in val:gmatch("[^,]+") do cfg.sections[s] = true end
+  elseif k == "override" then
+    -- luabench's own: a job option that wins over the job files' values
+    local okey, oval = val:match("^%-*([^=]+)=(.*)$")
+    if not okey then usage_error("--override needs NAME=VALUE, not '" .. val .. "'") end
+    if not P.resolve(cfg.ctx.tab, okey) then
+      local s = P.suggest(cfg.ctx.tab, okey)
+      usage_error("unknown option '" .. okey .. "' in '--override'" ..
+                  (s and (" (did you mean '" .. s .. "'?)") or ""))
+    end
+    local canon = P.set(cfg.ctx, cfg.override, okey, P.expand(oval, {file = "command line"}),
+                        {file = "command line", section = "override"})
+    cfg.override_order[#cfg.override_order + 1] = canon
   elseif k == "showcmd" then cfg.showcmd = true
   elseif k == "parse-only" then cfg.parse_only = true
   elseif k == "readonly" then cfg.readonly = flag_value(key, val)
@@ -222,7 +254,7 @@ end
 -- argv -> cfg {files, jobs, global, order, formats, output, ...}.
 function M.cli(argv, tab)
   local cfg = {files = {}, jobs = {}, global = {}, order = {}, formats = {"normal"},
-               ctx = {tab = tab or P.option_table()}}
+               override = {}, override_order = {}, ctx = {tab = tab or P.option_table()}}
   local i = 1
   if argv[1] == "--fio" or argv[1] == "fio" then i = 2 end
   while i <= #argv do
@@ -248,11 +280,16 @@ function M.cli(argv, tab)
   return cfg
 end
 
-local function apply_overrides(job, cfg)
+-- fio's rule: options given before any --name are defaults of the job
+-- files' jobs, which their [global] and sections override, wherever they
+-- stand on the command line.  --override=NAME=VALUE wins over the files.
+local function apply_cli(job, cfg)
   for _, k in ipairs(cfg.order) do
+    if job[k] == nil then job[k] = cfg.global[k] end
+  end
+  for _, k in ipairs(cfg.override_order) do
     if job[k] == nil then job._own[#job._own + 1] = k end
-    job[k] = cfg.global[k]
-    if k == "name" then job.name = cfg.global[k] end
+    job[k] = cfg.override[k]
   end
 end
 
@@ -260,23 +297,30 @@ end
 -- starts a new run group, as in fio).
 function M.cli_jobs(cfg)
   local jobs = {}
-  for _, j in ipairs(cfg.jobs) do jobs[#jobs + 1] = j end
+  for _, j in ipairs(cfg.jobs) do
+    for _, k in ipairs(cfg.override_order) do j[k] = cfg.override[k] end
+    jobs[#jobs + 1] = j
+  end
   jobs.global_options, jobs.global_order = {}, {}
   for _, k in ipairs(cfg.order) do jobs.global_options[k] = cfg.global[k] end
   jobs.global_order = #cfg.files == 0 and cfg.order or {}
   for n, path in ipairs(cfg.files) do
     local fj = P.load(path, {tab = cfg.ctx.tab, sections = cfg.sections})
     if (n > 1 or #jobs > 0) and fj[1] then fj[1]._stonewall = true end
-    for _, j in ipairs(fj) do apply_overrides(j, cfg); jobs[#jobs + 1] = j end
+    for _, j in ipairs(fj) do apply_cli(j, cfg); jobs[#jobs + 1] = j end
     for _, k in ipairs(fj.global_order) do
       if jobs.global_options[k] == nil then jobs.global_order[#jobs.global_order + 1] = k end
       jobs.global_options[k] = fj.global_options[k]
     end
+    jobs.file_globals = jobs.file_globals or {}
+    jobs.file_globals[n] = {order = fj.global_order, options = fj.global_options}
+    for _, j in ipairs(fj) do j._fileno = n end
   end
   for _, j in ipairs(jobs) do
     if cfg.readonly then j.readonly = "1" end
     if cfg.allow_overwrite then j.allow_overwrite = "1" end
   end
+  jobs.cli_order, jobs.cli_global = cfg.order, cfg.global   -- for --showcmd
   if #jobs == 0 and cfg.parse_only then return jobs end   -- fio: options alone parse
   if #jobs == 0 then usage_error("no job given (see luabench fio --help)") end
   P.check_wait_for(jobs)
@@ -316,11 +360,13 @@ end
 
 -- luabench --fio FILE... / luabench fio [options]: returns the exit code.
 function M.main(argv)
+  -- bad input: the host's one usage-error channel prints the line
+  -- ("luabench: ..." or "luabench fio: ...", escaped) and exits 2
   local function bad(msg)
-    msg = tostring(msg)
+    msg = tostring(msg):gsub("^luabench: ", "")
     local lbt = rawget(_G, "lb")
-    if lbt and lbt.escape then msg = lbt.escape(msg, true) end
-    io.stderr:write(msg:find("^luabench") and "" or "luabench: ", msg, "\n")
+    if lbt and lbt.usage_error then lbt.usage_error(msg, 0) end
+    io.stderr:write(msg:find("^luabench ") and "" or "luabench: ", msg, "\n")
     return 2
   end
   local ok, cfg = pcall(M.cli, argv)
@@ -352,7 +398,7 @@ function M.main(argv)
       end
     end
   end
-  if cfg.showcmd then io.write(M.showcmd(jobs, cfg.ctx.tab)); return 0 end
+  if cfg.showcmd then io.write(M.showcmd(jobs)); return 0 end
   local cok, cerr = pcall(R.check_all, jobs, cfg.ctx.tab)
   if not cok then return bad(cerr) end
   if cfg.parse_only then return 0 end

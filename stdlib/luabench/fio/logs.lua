@@ -63,18 +63,20 @@ function L.windows(intervals, ms)
 end
 
 -- Sums of one direction over a window: ios, bytes, seconds, peaks and
--- the latency mean/max of the interval histograms named hist.
-local function window_stats(w, d, hist)
+-- the latency mean/max of the interval histograms named hist.  ji: the
+-- job's index in a run of several, whose own counts the intervals keep
+-- (latencies are the run's).
+local function window_stats(w, d, hist, ji)
   local s = {ios = 0, bytes = 0, bw_peak = 0, iops_peak = 0, lat_sum = 0, lat_n = 0, lat_max = 0}
   for _, iv in ipairs(w.ivs) do
-    local x = iv[d]
+    local x = ji and iv.jobs and iv.jobs[ji] and iv.jobs[ji][d] or iv[d]
     local secs = (iv.end_ms - iv.start_ms) / 1000
     s.ios, s.bytes = s.ios + x.ios, s.bytes + x.bytes
     if secs > 0 then
       s.bw_peak = math.max(s.bw_peak, x.bytes / 1024 / secs)
       s.iops_peak = math.max(s.iops_peak, x.ios / secs)
     end
-    local h = x[hist]
+    local h = iv[d][hist]
     if h and h:count() > 0 then
       s.lat_sum = s.lat_sum + h:mean() * h:count()
       s.lat_n = s.lat_n + h:count()
@@ -115,6 +117,9 @@ end
 -- thread: the fio thread number of its first clone.
 function L.io_logs(job, j, thread)
   local out = {}
+  if job.write_iolog and job.write_iolog ~= "" then   -- fio appends, every clone to one file
+    out[1] = {job = j, kind = "iolog", path = job.write_iolog, append = true}
+  end
   if not L.per_io(job) then return out end
   local clones = tonumber(job.numjobs) or 1
   local compress = P.truthy(job.log_store_compressed)
@@ -161,8 +166,8 @@ function L.windowed(result, kind, ms, use_max)
   local lines = {}
   for _, w in ipairs(L.windows(result._run and result._run.intervals or result.intervals, ms)) do
     for i, d in ipairs(DDIRS) do
-      local s = window_stats(w, d, hist)
-      if kind == "lat" and s.lat_n == 0 then s = window_stats(w, d, "clat_hist") end
+      local s = window_stats(w, d, hist, result._jobindex)
+      if kind == "lat" and s.lat_n == 0 then s = window_stats(w, d, "clat_hist", result._jobindex) end
       if s.ios > 0 and (kind ~= "slat" or s.lat_n > 0) then
         lines[#lines + 1] = string.format("%d, %d, %d, 0, 0\n", math.floor(w.t + 0.5),
                                           math.floor(value_of(kind, s, use_max) + 0.5), i - 1)
@@ -213,8 +218,8 @@ function L.write(result, n, shared)
   local avg = tonumber(job.log_avg_msec) or 0
   local use_max = P.truthy(job.log_max_value)
   local allow = P.truthy(job.allow_overwrite)
-  if shared and avg > 0 then
-    P.note("[" .. job._section .. "] logs hold every job of its run group: intervals are per run")
+  if shared and avg > 0 and job.write_lat_log then
+    P.note("[" .. job._section .. "] latency logs hold every job of its run group: interval latencies are per run")
   end
   if avg <= 0 then
     -- per-I/O logs: lb.run wrote them (L.io_logs); only the histogram is left

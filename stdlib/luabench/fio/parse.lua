@@ -24,6 +24,7 @@ P.HANDLED = {
   exec_prerun = true, exec_postrun = true, description = true, timeout = true,
   clat_percentiles = true, lat_percentiles = true, slat_percentiles = true,
   percentile_list = true, rwmixwrite = true, io_submit_mode = true, unified_rw_reporting = true,
+  write_iolog = true, read_iolog = true, replay_no_stall = true,
 }
 -- fio's long names for the steady-state options.
 P.RENAME = {steadystate = "ss", steadystate_duration = "ss_dur",
@@ -238,6 +239,12 @@ end
 ------------------------------------------------------------------------
 -- Setting one option on a job
 
+-- Whether the section of job set canon itself (it may also inherit it).
+function P.owns(job, canon)
+  for _, k in ipairs(job._own or {}) do if k == canon then return true end end
+  return false
+end
+
 -- Sets name=value on job (a [global] or job table); ctx carries the
 -- option table and the notes already given.  Used by job files and the CLI.
 function P.set(ctx, job, name, value, w)
@@ -247,7 +254,9 @@ function P.set(ctx, job, name, value, w)
     fail(w, "unsupported option '" .. name .. "'" ..
             (s and (" (did you mean '" .. s .. "'?)") or ""))
   end
+  local bare = value == nil or nil            -- written bare: --showcmd prints it so
   if value == nil then value = BARE_EMPTY[canon] and "" or "1" end
+  job["_bare_" .. canon] = bare
   if kind == "internal" then
     ctx.noted = ctx.noted or {}
     if not ctx.noted[canon] then
@@ -255,14 +264,15 @@ function P.set(ctx, job, name, value, w)
       P.note(where_str(w) .. "'" .. name .. "' only tunes fio's internals: ignored")
     end
   elseif canon == "io_submit_mode" and value ~= "inline" then
-    fail(w, "unsupported option 'io_submit_mode=" .. value .. "'")
+    fail(w, "unsupported option 'io_submit_mode=" .. value .. "'" .. (value == "offload" and
+            " (fio's pool of submission threads: each luabench clone submits its own I/O)" or ""))
   elseif canon == "rwmixwrite" and ctx.tab and not ctx.tab.canon.rwmixwrite then
     local n = tonumber(value)
     if not n or n < 0 or n > 100 then fail(w, "bad value '" .. value .. "' for 'rwmixwrite'") end
     canon, value = "rwmixread", tostring(100 - math.floor(n))
   end
   if canon == "name" then job.name = value end
-  if job[canon] == nil and job._own then job._own[#job._own + 1] = canon end
+  if job._own and not P.owns(job, canon) then job._own[#job._own + 1] = canon end
   job[canon] = value
   if w.line then
     job._at = job._at or {}

@@ -92,6 +92,7 @@ function R.spec(job, tab)
     local ms = log_interval(job)
     if ms then s.interval = ms .. "ms" end
   end
+  if job.read_iolog and job.read_iolog ~= "" then require("luabench.fio.iolog").apply(job, s) end
   return s
 end
 
@@ -186,6 +187,7 @@ local function per_job(run, group, tab)
   for i, job in ipairs(group) do
     local r = #group == 1 and run or run.jobs[i]
     r.jobname, r.groupid, r._job, r._run = job.name, job._groupid or 0, job, run
+    r._jobindex = #group > 1 and i or nil       -- its counts in the run's intervals
     r._spec = R.spec(job, tab)
     r.options = r._spec
     if not P.truthy(job.group_reporting) and type(run.clones) == "table" then
