@@ -299,7 +299,8 @@ static const char *const train_fields[] = {
     "dir", "files", "samples_per_file", "sample_size", "file_format", "batch_size",
     "read_threads", "epochs", "shuffle", "seed", "compute_time", "prefetch",
     "accelerators", "checkpoint", "direct", "progress", "loader", "barrier",
-    "drop_last", "preprocess_time", "exclude_start_steps", "exclude_end_steps", "total_training_steps", NULL,
+    "drop_last", "preprocess_time", "exclude_start_steps", "exclude_end_steps", "total_training_steps",
+    "format", "transfer_size", "shuffle_size", "chunk_size", NULL,
 };
 
 static void get_checkpoint(struct fields *f, struct lb_train_cfg *c)
@@ -329,6 +330,7 @@ static void train_cfg(struct fields *f, struct lb_train_cfg *c)
     static const char *const formats[] = {"one-sample-per-file", "packed", NULL};
     static const char *const shuffles[] = {"none", "file", "sample", NULL};
     static const char *const loaders[] = {"shard", "shared", NULL};
+    static const char *const containers[] = {"raw", "npz", "tfrecord", "hdf5", NULL};
     check_known(f, train_fields);
     lb_train_cfg_init(c);
     if (!field(f, "dir") || lua_type(f->L, -1) != LUA_TSTRING)
@@ -342,6 +344,11 @@ static void train_cfg(struct fields *f, struct lb_train_cfg *c)
                          "\"one-sample-per-file\" or \"packed\"");
     if (c->format == LB_TRAIN_ONE_PER_FILE && c->samples_per_file != 1)
         bad(f, "samples_per_file", "1 with file_format=\"one-sample-per-file\"");
+    c->container = get_enum(f, "format", containers, LB_TRAIN_RAW,
+                            "\"raw\", \"npz\", \"tfrecord\" or \"hdf5\"");
+    c->transfer_size = get_size(f, "transfer_size", c->transfer_size);
+    c->shuffle_size = (uint32_t)get_uint(f, "shuffle_size", c->shuffle_size, 1);
+    c->chunk_size = get_size(f, "chunk_size", 0);
     c->batch_size = (uint32_t)get_uint(f, "batch_size", c->batch_size, 1);
     c->read_threads = (uint32_t)get_uint(f, "read_threads", c->read_threads, 1);
     c->epochs = (uint32_t)get_uint(f, "epochs", c->epochs, 1);

@@ -49,6 +49,9 @@
 struct lb_hist;
 
 enum lb_train_format { LB_TRAIN_ONE_PER_FILE, LB_TRAIN_PACKED };
+/* What a file holds around its samples (train_fmt.h): nothing, an npz
+ * (numpy.savez), TFRecord records, or an HDF5-like chunked dataset. */
+enum lb_train_container { LB_TRAIN_RAW, LB_TRAIN_NPZ, LB_TRAIN_TFRECORD, LB_TRAIN_HDF5 };
 enum lb_train_shuffle { LB_SHUFFLE_NONE, LB_SHUFFLE_FILE, LB_SHUFFLE_SAMPLE };
 enum lb_train_dist { LB_TRAIN_FIXED, LB_TRAIN_UNIFORM, LB_TRAIN_NORMAL };
 enum lb_train_loader { LB_TRAIN_LOADER_SHARD, LB_TRAIN_LOADER_SHARED };
@@ -88,6 +91,12 @@ struct lb_train_cfg {
     uint32_t samples_per_file;   /* 1 for one sample per file */
     struct lb_train_value sample_size;   /* bytes */
     enum lb_train_format format;
+    enum lb_train_container container;
+    uint64_t transfer_size;      /* npz, tfrecord: bytes per data read, 0:
+                                    numpy's and TensorFlow's 256 KiB */
+    uint32_t shuffle_size;       /* tfrecord, shuffle=sample: samples in the
+                                    shuffle buffer (DLIO's 1024) */
+    uint64_t chunk_size;         /* hdf5: bytes per chunk, 0: one sample */
     uint32_t batch_size;
     uint32_t read_threads;
     uint32_t epochs;

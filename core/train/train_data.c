@@ -22,6 +22,7 @@
 #include "base/files.h"
 #include "base/rng.h"
 #include "train/train_data.h"
+#include "train/train_fmt.h"
 
 #define SIZE_KEY 0x3c6ef372fe94f82bull   /* sizes do not follow the seed */
 #define DIRECT_ALIGN 4096ull
@@ -47,6 +48,8 @@ static uint64_t size_draw(const struct lb_train_value *v, uint64_t s)
 
 uint64_t lb_train_sample_size(const struct lb_train_cfg *c, uint64_t f, uint32_t j)
 {
+    if (c->container != LB_TRAIN_RAW)
+        j = 0;                          /* an array: one sample size per file */
     uint64_t n = size_draw(&c->sample_size, f * c->samples_per_file + j);
     n = n ? n : 1;
     return c->direct ? (n + DIRECT_ALIGN - 1) & ~(DIRECT_ALIGN - 1) : n;
@@ -57,11 +60,21 @@ static uint32_t dataset_fanout(const struct lb_train_cfg *c)
     return c->files > LB_DATASET_FANOUT_OVER ? LB_DATASET_FANOUT : 0;
 }
 
+static const char *const extensions[] = {".dat", ".npz", ".tfrecord", ".hdf5"};
+
 int lb_train_path(const struct lb_train_cfg *c, uint64_t f, char *buf, size_t len)
 {
     int packed = c->format == LB_TRAIN_PACKED;
     return lb_tree_path(buf, len, c->dir, dataset_fanout(c), packed ? "shard_" : "img_",
-                        packed ? 4 : 6, ".dat", f);
+                        packed ? 4 : 6, extensions[c->container], f);
+}
+
+void lb_dataset_shape(const struct lb_dataset *d, uint64_t f, struct lb_fmt_shape *s)
+{
+    const struct lb_train_cfg *c = d->cfg;
+    s->spf = c->samples_per_file;
+    s->len = lb_train_sample_size(c, f, 0);
+    s->chunk = c->chunk_size ? c->chunk_size : s->len;
 }
 
 static uint64_t max_sample(const struct lb_train_cfg *c)
@@ -76,7 +89,8 @@ static uint64_t max_sample(const struct lb_train_cfg *c)
 static int offsets_init(struct lb_dataset *d)
 {
     const struct lb_train_cfg *c = d->cfg;
-    if (c->format != LB_TRAIN_PACKED || c->sample_size.dist == LB_TRAIN_FIXED)
+    if (c->format != LB_TRAIN_PACKED || c->sample_size.dist == LB_TRAIN_FIXED ||
+        c->container != LB_TRAIN_RAW)
         return 0;
     d->offsets = malloc(d->nsamples * sizeof *d->offsets);
     if (d->offsets == NULL)
@@ -124,6 +138,11 @@ uint64_t lb_dataset_file_size(const struct lb_dataset *d, uint64_t f)
 {
     const struct lb_train_cfg *c = d->cfg;
     uint32_t last = c->samples_per_file - 1;
+    if (c->container != LB_TRAIN_RAW) {
+        struct lb_fmt_shape s;
+        lb_dataset_shape(d, f, &s);
+        return lb_fmt_file_size(c->container, &s);
+    }
     if (c->format != LB_TRAIN_PACKED)
         return lb_train_sample_size(c, f, 0);
     if (d->offsets == NULL)
@@ -219,8 +238,13 @@ int lb_dataset_layout(const struct lb_dataset *d, uint64_t f, char *buf,
                  "created by luabench", path);
         return rc;
     }
-    if (rc == 0)
+    if (rc == 0 && d->cfg->container != LB_TRAIN_RAW) {
+        struct lb_fmt_shape s;
+        lb_dataset_shape(d, f, &s);
+        rc = lb_fmt_write(d->cfg->container, fd, &s, f, buf, buflen);
+    } else if (rc == 0) {
         rc = write_pattern(fd, f, size, buf, buflen);
+    }
     if (fd >= 0 && close(fd) < 0 && rc == 0)
         rc = -errno;
     return rc < 0 ? fail(err, len, "layout", path, rc) : 1;
@@ -261,7 +285,8 @@ int lb_dataset_open(struct lb_dataset *d, char *err, size_t len)
     char path[PATH_MAX];
     const struct lb_train_cfg *c = d->cfg;
     int rc = c->direct ? probe_direct(d, err, len) : 0;
-    if (rc < 0 || c->format != LB_TRAIN_PACKED || c->files > fd_budget())
+    if (rc < 0 || c->format != LB_TRAIN_PACKED || c->container != LB_TRAIN_RAW ||
+        c->files > fd_budget())
         return rc;
     d->fds = malloc(c->files * sizeof *d->fds);
     if (d->fds == NULL)

@@ -31,6 +31,9 @@ int lb_dataset_init(struct lb_dataset *d, const struct lb_train_cfg *cfg,
                     char *err, size_t len);
 void lb_dataset_free(struct lb_dataset *d);
 
+struct lb_fmt_shape;
+/* The container shape of file f: samples, bytes per sample, chunk. */
+void lb_dataset_shape(const struct lb_dataset *d, uint64_t f, struct lb_fmt_shape *s);
 /* Bytes file f holds. */
 uint64_t lb_dataset_file_size(const struct lb_dataset *d, uint64_t f);
 /* The subdirectories of the dataset, made when missing.  0 or -errno. */
