@@ -114,6 +114,7 @@ struct train_run {
     struct lb_perm fperm;        /* shuffle=file: this epoch's file order */
     _Atomic uint64_t next;       /* layout: next file to take */
     _Atomic uint64_t laid_out;   /* layout: files checked */
+    _Atomic uint64_t rewritten;  /* layout: files rewritten (relayout) */
     _Atomic uint64_t steps;      /* over all accelerators, the run */
     _Atomic int stop;
     pthread_mutex_t mu;          /* the thread count, the first failure */
@@ -322,9 +323,11 @@ static void *layout_main(void *arg)
         int rc = lb_dataset_layout(&r->data, f, buf, LAYOUT_BUF, err, sizeof err);
         if (rc < 0)
             run_fail(r, rc, err, NULL, NULL);
-        else if (rc == 1) {
+        else if (rc >= 1) {
             rd->bytes += lb_dataset_file_size(&r->data, f);
             rd->samples++;               /* files written, in layout */
+            if (rc == 2)
+                atomic_fetch_add(&r->rewritten, 1);
         }
         atomic_fetch_add(&r->laid_out, 1);
     }
@@ -342,7 +345,14 @@ static int layout(struct train_run *r)
 {
     struct lb_train_result *res = r->res;
     uint64_t t0 = lb_clock_now();
-    int rc = lb_dataset_mkdirs(&r->data, res->err, sizeof res->err);
+    if (r->cfg->paths)                  /* an existing dataset: read only */
+        return r->err = lb_dataset_open(&r->data, res->err, sizeof res->err);
+    int rc = lb_dataset_manifest_check(&r->data, res->relaid, sizeof res->relaid,
+                                       res->err, sizeof res->err);
+    if (rc == -ESTALE)
+        res->layout_refused = 1;
+    if (rc == 0)
+        rc = lb_dataset_mkdirs(&r->data, res->err, sizeof res->err);
     if (rc < 0)
         return rc;
     atomic_store(&r->next, 0);
@@ -358,6 +368,12 @@ static int layout(struct train_run *r)
     }
     rank_sync(r, 0, 0);                  /* every rank's files are there */
     res->layout_ns = lb_clock_now() - t0;
+    res->relaid_files = atomic_load(&r->rewritten);
+    if (res->relaid_files && !res->relaid[0])
+        snprintf(res->relaid, sizeof res->relaid, "files of other sizes");
+    res->layout_refused = r->err == -ESTALE;
+    if (r->err == 0 && !atomic_load(&r->stop))
+        r->err = lb_dataset_manifest_write(&r->data, res->err, sizeof res->err);
     if (r->err == 0 && !atomic_load(&r->stop))
         r->err = lb_dataset_open(&r->data, res->err, sizeof res->err);
     return r->err;
@@ -1113,7 +1129,7 @@ static int epoch_run(struct train_run *r, uint32_t e)
 const char *lb_train_check(const struct lb_train_cfg *c)
 {
     const struct lb_train_value *sz = &c->sample_size, *ct = &c->compute_ns;
-    if (!c->dir || !*c->dir)
+    if (!c->paths && (!c->dir || !*c->dir))
         return "dir is missing";
     if (!c->files || !c->samples_per_file || !c->batch_size || !c->read_threads ||
         !c->epochs || !c->prefetch || !c->accelerators)
@@ -1145,6 +1161,8 @@ const char *lb_train_check(const struct lb_train_cfg *c)
         return "checkpoints write, and writing is not allowed (--readonly)";
     if (c->nranks > 1 && (c->rank >= c->nranks || !c->sync))
         return "rank out of range, or no exchange between the ranks";
+    if (c->checkpoint_steps && c->paths)
+        return "checkpoints need dir= a directory (a list of files is read only)";
     uint64_t most = c->files * c->samples_per_file / c->batch_size / all_loaders(c);
     if (shard_mode(c) && c->total_training_steps > most)
         return "total_training_steps is above the steps an epoch has "

@@ -31,7 +31,7 @@ trace() {
   "$LUABENCH" --quiet run.lua dir="$tmp/$f" format="$f" "$@" > out.txt || fail "$f: run failed"
   strace -f -y -e trace=openat,pread64,read,lseek -o st.txt \
     "$LUABENCH" --quiet run.lua dir="$tmp/$f" format="$f" "$@" > out.txt || fail "$f: traced run failed"
-  grep -F "$tmp/$f/" st.txt | sed -E 's/^[0-9]+ +//; s/\(.*//' | grep -v '^<'
+  grep -F "$tmp/$f/shard_" st.txt | sed -E 's/^[0-9]+ +//; s/\(.*//' | grep -v '^<'
 }
 count() { printf '%s\n' "$1" | grep -cx "$2"; }
 expect() { # what got want
