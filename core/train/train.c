@@ -590,16 +590,17 @@ static uint64_t tf_files(const struct lb_train_cfg *c, uint64_t g)
     return c->files > g ? (c->files - g + L - 1) / L : 0;
 }
 
-/* A batch is complete: queued when there is room (ld->mu held). */
+/* A batch is complete: counted at once (others go on making the next
+ * while this one waits), queued when there is room (ld->mu held). */
 static void tf_batch(struct reader *rd, struct loader *ld, uint64_t n)
 {
     struct train_run *r = rd->run;
-    while (ld->ready >= r->cfg->prefetch && !atomic_load(&r->stop))
-        pthread_cond_wait(&ld->room_cv, &ld->mu);
-    ld->ready++;
     ld->fill = 0;
     atomic_store_explicit(&ld->made, atomic_load_explicit(&ld->made, memory_order_relaxed) + 1,
                           memory_order_relaxed);
+    while (ld->ready >= r->cfg->prefetch && !atomic_load(&r->stop))
+        pthread_cond_wait(&ld->room_cv, &ld->mu);
+    ld->ready++;
     atomic_fetch_add_explicit(&rd->samples, n, memory_order_relaxed);
     pthread_cond_signal(&ld->ready_cv);
 }

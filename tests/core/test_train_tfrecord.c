@@ -6,7 +6,9 @@
  * the order differs from the stream's, yet the sample at position p is
  * among the first p + shuffle_size records of the stream (the buffer
  * holds no more); two accelerators stream disjoint files (every other file
- * of the epoch's order), each taking floor(N / batch / K) steps.
+ * of the epoch's order), each taking floor(N / batch / K) steps, also with
+ * several readers per accelerator; drop_last=0 gives the last partial
+ * batch, drop_last=1 leaves it out.
  */
 #include <stdatomic.h>
 #include <stdint.h>
@@ -115,9 +117,12 @@ int main(void)
                   (unsigned long long)at[b.order[e][p]]);
     }
 
-    /* two accelerators: 4 files each, 128 / 8 / 2 = 8 steps each */
+    /* two accelerators of three readers each: 4 files each, 128 / 8 / 2
+     * = 8 steps each; the readers complete batches concurrently */
     cfg_for(&c, dir, LB_SHUFFLE_SAMPLE, &a);
     c.accelerators = 2;
+    c.read_threads = 3;
+    c.prefetch = 1;
     run(&c, (uint64_t)N * EPOCHS);
     check_once(&a, "two accelerators");
     for (int e = 0; e < EPOCHS; e++) {
@@ -128,6 +133,17 @@ int main(void)
             CHECK(!files[0][f] != !files[1][f],
                   "epoch %d: file %d streamed by both accelerators or neither", e, f);
     }
+    /* 8 files of 5: batches of 3 leave 2 samples over per epoch */
+    shm_dir_remove(dir);
+    if (shm_dir_make(dir, sizeof dir, "tfrecord") < 0)
+        return 77;
+    cfg_for(&c, dir, LB_SHUFFLE_SAMPLE, &a);
+    c.samples_per_file = 5;
+    c.batch_size = 3;
+    c.read_threads = 2;
+    run(&c, 39ull * EPOCHS);
+    c.drop_last = false;
+    run(&c, 40ull * EPOCHS);
     shm_dir_remove(dir);
     return failures ? 1 : 0;
 }
