@@ -7,6 +7,7 @@
  * while the table is built, so a Lua error cannot leak it.
  */
 #include <errno.h>
+#include <glob.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -299,7 +300,8 @@ static const char *const train_fields[] = {
     "dir", "files", "samples_per_file", "sample_size", "file_format", "batch_size",
     "read_threads", "epochs", "shuffle", "seed", "compute_time", "prefetch",
     "accelerators", "checkpoint", "direct", "progress", "loader", "barrier",
-    "drop_last", "preprocess_time", "exclude_start_steps", "exclude_end_steps", "total_training_steps", NULL,
+    "drop_last", "preprocess_time", "exclude_start_steps", "exclude_end_steps", "total_training_steps",
+    "format", "transfer_size", "shuffle_size", "chunk_size", "num_subfolders", "relayout", NULL,
 };
 
 static void get_checkpoint(struct fields *f, struct lb_train_cfg *c)
@@ -324,17 +326,72 @@ static void get_checkpoint(struct fields *f, struct lb_train_cfg *c)
     lua_pop(f->L, 1);
 }
 
+/* dir= a list of files, or a glob: an array of their paths, anchored in
+ * a table left on the stack (the strings) and a userdata (the array). */
+static const char *const *dataset_paths(struct fields *f, uint64_t *n)
+{
+    lua_State *L = f->L;
+    int t = lua_gettop(L);
+    if (lua_type(L, t) == LUA_TSTRING) {        /* a glob */
+        glob_t g;
+        const char *pat = lua_tostring(L, t);
+        int rc = glob(pat, GLOB_ERR, NULL, &g);
+        if (rc == GLOB_NOMATCH || (rc == 0 && g.gl_pathc == 0))
+            lb_usage_error(L, "%s: field 'dir': no file matches '%s'", f->fn, pat);
+        if (rc != 0)
+            luaL_error(L, "%s: field 'dir': cannot expand '%s'", f->fn, pat);
+        lua_createtable(L, (int)g.gl_pathc, 0);
+        for (size_t i = 0; i < g.gl_pathc; i++) {
+            lua_pushstring(L, g.gl_pathv[i]);
+            lua_rawseti(L, -2, (lua_Integer)i + 1);
+        }
+        globfree(&g);
+        lua_replace(L, t);
+    }
+    size_t len = lua_rawlen(L, t);
+    if (len == 0)
+        bad(f, "dir", "a directory, a glob or a non-empty list of files");
+    const char **v = lua_newuserdatauv(L, len * sizeof *v, 0);
+    for (size_t i = 0; i < len; i++) {
+        lua_rawgeti(L, t, (lua_Integer)i + 1);
+        if (lua_type(L, -1) != LUA_TSTRING)
+            bad(f, "dir", "a list of file paths (strings)");
+        v[i] = lua_tostring(L, -1);     /* anchored in the table */
+        lua_pop(L, 1);
+    }
+    *n = len;
+    return v;
+}
+
+static int is_glob(const char *s)
+{
+    return strpbrk(s, "*?[") != NULL;
+}
+
 static void train_cfg(struct fields *f, struct lb_train_cfg *c)
 {
     static const char *const formats[] = {"one-sample-per-file", "packed", NULL};
     static const char *const shuffles[] = {"none", "file", "sample", NULL};
     static const char *const loaders[] = {"shard", "shared", NULL};
+    static const char *const containers[] = {"raw", "npz", "tfrecord", "hdf5", NULL};
     check_known(f, train_fields);
     lb_train_cfg_init(c);
-    if (!field(f, "dir") || lua_type(f->L, -1) != LUA_TSTRING)
-        bad(f, "dir", "a directory path (string)");
-    c->dir = lua_tostring(f->L, -1);    /* stays on the stack */
-    c->files = get_uint(f, "files", c->files, 1);
+    if (!field(f, "dir") || (lua_type(f->L, -1) != LUA_TSTRING && !lua_istable(f->L, -1)))
+        bad(f, "dir", "a directory path, a glob or a list of files");
+    uint64_t npaths = 0;
+    if (lua_istable(f->L, -1) || is_glob(lua_tostring(f->L, -1))) {
+        c->paths = dataset_paths(f, &npaths);   /* stays on the stack */
+        c->dir = NULL;
+        c->files = get_uint(f, "files", npaths, 1);
+        if (c->files > npaths)
+            lb_usage_error(f->L, "%s: field 'files': %I, but dir names %I files", f->fn,
+                           (lua_Integer)c->files, (lua_Integer)npaths);
+    } else {
+        c->dir = lua_tostring(f->L, -1);        /* stays on the stack */
+        c->files = get_uint(f, "files", c->files, 1);
+    }
+    c->num_subfolders = (uint32_t)get_uint(f, "num_subfolders", 0, 0);
+    c->relayout = get_bool(f, "relayout", 0);
     c->samples_per_file = (uint32_t)get_uint(f, "samples_per_file", 1, 1);
     get_value(f, "sample_size", &c->sample_size, top_size, 1,
               "a size, {dist=\"uniform\", min=, max=} or {dist=\"normal\", mean=, stddev=}");
@@ -342,6 +399,11 @@ static void train_cfg(struct fields *f, struct lb_train_cfg *c)
                          "\"one-sample-per-file\" or \"packed\"");
     if (c->format == LB_TRAIN_ONE_PER_FILE && c->samples_per_file != 1)
         bad(f, "samples_per_file", "1 with file_format=\"one-sample-per-file\"");
+    c->container = get_enum(f, "format", containers, LB_TRAIN_RAW,
+                            "\"raw\", \"npz\", \"tfrecord\" or \"hdf5\"");
+    c->transfer_size = get_size(f, "transfer_size", c->transfer_size);
+    c->shuffle_size = (uint32_t)get_uint(f, "shuffle_size", c->shuffle_size, 1);
+    c->chunk_size = get_size(f, "chunk_size", 0);
     c->batch_size = (uint32_t)get_uint(f, "batch_size", c->batch_size, 1);
     c->read_threads = (uint32_t)get_uint(f, "read_threads", c->read_threads, 1);
     c->epochs = (uint32_t)get_uint(f, "epochs", c->epochs, 1);
@@ -428,10 +490,15 @@ static void push_train(lua_State *L, const struct lb_train_result *r)
     set_hist(L, "hist", r->checkpoint);
     lua_setfield(L, -2, "checkpoints");
     push_train_cpu(L, r);
-    lua_createtable(L, 0, 3);
+    lua_createtable(L, 0, 5);
     lb_set_int(L, "files", r->laid_out_files);
     lb_set_int(L, "bytes", r->laid_out_bytes);
     lb_set_num(L, "time_s", r->layout_ns / 1e9);
+    lb_set_int(L, "rewritten", r->relaid_files);
+    if (r->relaid[0]) {
+        lua_pushstring(L, r->relaid);
+        lua_setfield(L, -2, "relaid");
+    }
     lua_setfield(L, -2, "layout");
     lua_pushboolean(L, r->stopped);
     lua_setfield(L, -2, "stopped");
@@ -556,6 +623,11 @@ static int l_train(lua_State *L)
     get_progress(&f, &p, &c.progress, &c.progress_arg);
     struct lb_train_result *r = new_guarded(L, sizeof *r, TRAIN_GUARD);
     int rc = lb_train_run(&c, r);
+    if (r->layout_refused)
+        lb_usage_error(L, "lb.train: %s", r->err);
+    if (r->relaid_files)                /* a rewrite is said, even with -q */
+        fprintf(stderr, "luabench: lb.train: relayout=1: rewrote %llu files of %s "
+                "(laid out with %s)\n", (unsigned long long)r->relaid_files, c.dir, r->relaid);
     check_run(L, "lb.train", rc, r->err, &p);
     if (cluster)
         push_cluster(L, &c, r);
@@ -576,6 +648,8 @@ static int l_train_remove(lua_State *L)
     train_cfg(&f, &c);
     if (lb_host.readonly)
         lb_usage_error(L, "lb.train_remove: deleting files, and --readonly was given");
+    if (c.paths)
+        lb_usage_error(L, "lb.train_remove: dir is a list of existing files: none is removed");
     if (lb_train_remove(&c, &n, err, sizeof err) < 0)
         return luaL_error(L, "lb.train_remove: %s", err);
     lua_pushinteger(L, (lua_Integer)n);

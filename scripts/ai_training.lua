@@ -26,6 +26,14 @@ local v = script.params({
   {"sample_size", default = "64k", help = "bytes per sample (fio units)"},
   {"sample_stddev", default = "0", help = "standard deviation of the sample size (0: fixed size)"},
   {"file_format", help = "packed or one-sample-per-file (default from samples_per_file)"},
+  {"format", default = "raw", help = "raw, npz, tfrecord or hdf5: the files' container, " ..
+   "written and read as numpy, TensorFlow and h5py do"},
+  {"transfer_size", default = "256k", help = "npz, tfrecord: bytes per data read"},
+  {"shuffle_size", type = "int", default = 1024, help = "tfrecord: samples in the shuffle buffer"},
+  {"num_subfolders", type = "int", default = 0,
+   help = "spread the files over S subdirectories (0: over 10000 files, 1000 a subdirectory)"},
+  {"relayout", type = "bool", default = false,
+   help = "1: rewrite a dataset laid out with other parameters (default: refused)"},
   {"batch_size", type = "int", default = 16, help = "samples per batch"},
   {"read_threads", type = "int", default = 4, help = "reader threads"},
   {"epochs", type = "int", default = 2, help = "passes over the dataset"},
@@ -64,7 +72,9 @@ local function spec_of(v)
              epochs = v.epochs, shuffle = v.shuffle, seed = v.seed,
              compute_time = stddev_or(v.compute_time, v.compute_stddev),
              prefetch = v.prefetch, accelerators = v.accelerators, direct = v.direct,
-             loader = v.loader, drop_last = v.drop_last}
+             loader = v.loader, drop_last = v.drop_last, format = v.format,
+             transfer_size = v.transfer_size, shuffle_size = v.shuffle_size,
+             num_subfolders = v.num_subfolders, relayout = v.relayout}
   if v.sample_stddev ~= "0" then
     s.sample_size = {dist = "normal", mean = v.sample_size, stddev = v.sample_stddev}
   end

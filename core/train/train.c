@@ -31,12 +31,14 @@
 #include "base/rng.h"
 #include "train/train.h"
 #include "train/train_data.h"
+#include "train/train_fmt.h"
 
 #define SPIN_BELOW_NS 100000ull     /* shorter computes spin, longer sleep */
 #define LAYOUT_BUF (1u << 20)
 #define CKPT_BUF (1u << 20)
 
 #define READ_CHUNK (16u << 20)      /* larger samples: several preads */
+#define CONTAINER_BUF (320u << 10)  /* a zip's tail search, 256 KiB reads */
 
 struct loader {                  /* one accelerator's input pipeline, or
                                     the shared one */
@@ -49,6 +51,15 @@ struct loader {                  /* one accelerator's input pipeline, or
     pthread_cond_t ready_cv, room_cv;
     uint64_t ready;              /* batches read and not yet taken */
     unsigned readers_left;       /* readers still reading this epoch */
+    uint32_t k;                  /* shard: its accelerator */
+    uint64_t nfiles;             /* tfrecord: files this loader streams */
+    _Atomic uint64_t next_file;  /* tfrecord: next of them to take */
+    uint64_t *sbuf;              /* tfrecord: the shuffle buffer (mu) */
+    uint32_t scount;
+    struct lb_rng srng;          /* draws from the shuffle buffer */
+    uint64_t fill;               /* samples in the batch being made */
+    uint64_t pos0;               /* tfrecord: its first position (hook) */
+    _Atomic uint64_t made;       /* batches made this epoch */
 };
 
 struct reader {
@@ -61,6 +72,11 @@ struct reader {
     _Atomic uint64_t samples;    /* over the run; read by progress */
     uint64_t bytes;
     struct lb_train_cpu cpu;
+    struct lb_fmt_io io;         /* containers: the scratch is buf */
+    uint64_t *recs;              /* tfrecord: records of the last read */
+    size_t nrecs, caprecs;
+    uint64_t file;               /* tfrecord: the file being streamed */
+    int oom;                     /* tfrecord: a record list could not grow */
     char path[PATH_MAX];
 };
 
@@ -98,6 +114,7 @@ struct train_run {
     struct lb_perm fperm;        /* shuffle=file: this epoch's file order */
     _Atomic uint64_t next;       /* layout: next file to take */
     _Atomic uint64_t laid_out;   /* layout: files checked */
+    _Atomic uint64_t rewritten;  /* layout: files rewritten (relayout) */
     _Atomic uint64_t steps;      /* over all accelerators, the run */
     _Atomic int stop;
     pthread_mutex_t mu;          /* the thread count, the first failure */
@@ -136,6 +153,8 @@ void lb_train_cfg_init(struct lb_train_cfg *c)
     c->barrier = true;
     c->drop_last = true;
     c->exclude_start_steps = 1;
+    c->transfer_size = LB_FMT_TF_BUFFER;
+    c->shuffle_size = 1024;
 }
 
 /* ---- failures and stopping ---- */
@@ -305,9 +324,11 @@ static void *layout_main(void *arg)
         int rc = lb_dataset_layout(&r->data, f, buf, LAYOUT_BUF, err, sizeof err);
         if (rc < 0)
             run_fail(r, rc, err, NULL, NULL);
-        else if (rc == 1) {
+        else if (rc >= 1) {
             rd->bytes += lb_dataset_file_size(&r->data, f);
             rd->samples++;               /* files written, in layout */
+            if (rc == 2)
+                atomic_fetch_add(&r->rewritten, 1);
         }
         atomic_fetch_add(&r->laid_out, 1);
     }
@@ -325,7 +346,14 @@ static int layout(struct train_run *r)
 {
     struct lb_train_result *res = r->res;
     uint64_t t0 = lb_clock_now();
-    int rc = lb_dataset_mkdirs(&r->data, res->err, sizeof res->err);
+    if (r->cfg->paths)                  /* an existing dataset: read only */
+        return r->err = lb_dataset_open(&r->data, res->err, sizeof res->err);
+    int rc = lb_dataset_manifest_check(&r->data, res->relaid, sizeof res->relaid,
+                                       res->err, sizeof res->err);
+    if (rc == -ESTALE)
+        res->layout_refused = 1;
+    if (rc == 0)
+        rc = lb_dataset_mkdirs(&r->data, res->err, sizeof res->err);
     if (rc < 0)
         return rc;
     atomic_store(&r->next, 0);
@@ -341,6 +369,12 @@ static int layout(struct train_run *r)
     }
     rank_sync(r, 0, 0);                  /* every rank's files are there */
     res->layout_ns = lb_clock_now() - t0;
+    res->relaid_files = atomic_load(&r->rewritten);
+    if (res->relaid_files && !res->relaid[0])
+        snprintf(res->relaid, sizeof res->relaid, "files of other sizes");
+    res->layout_refused = r->err == -ESTALE;
+    if (r->err == 0 && !atomic_load(&r->stop))
+        r->err = lb_dataset_manifest_write(&r->data, res->err, sizeof res->err);
     if (r->err == 0 && !atomic_load(&r->stop))
         r->err = lb_dataset_open(&r->data, res->err, sizeof res->err);
     return r->err;
@@ -420,11 +454,32 @@ static int pread_sample(struct reader *rd, int fd, uint64_t len, uint64_t off)
     return rc;
 }
 
+/* npz and hdf5, as DLIO's readers on demand: open, np.load(f)['x'] or
+ * h5py's read of the sample, close.  *len: the bytes read. */
+static int read_container(struct reader *rd, uint64_t s, uint64_t *len)
+{
+    struct train_run *r = rd->run;
+    uint64_t spf = r->cfg->samples_per_file, f = s / spf, n;
+    lb_train_path(r->cfg, f, rd->path, sizeof rd->path);
+    int fd = open(rd->path, r->data.oflags);
+    if (fd < 0)
+        return -errno;
+    rd->io.bytes = 0;
+    rd->io.msg[0] = 0;
+    int rc = r->cfg->container == LB_TRAIN_NPZ ? lb_fmt_npz_read(fd, &rd->io) :
+             lb_fmt_hdf5_read(fd, s - f * spf, &rd->io, &n);
+    close(fd);
+    *len = rd->io.bytes;
+    return rc;
+}
+
 /* Reads sample s: pread on the kept descriptor, or open/pread/close. */
 static int read_sample(struct reader *rd, uint64_t s, uint64_t *len)
 {
     struct train_run *r = rd->run;
     uint64_t f, off;
+    if (r->cfg->container != LB_TRAIN_RAW)
+        return read_container(rd, s, len);
     lb_dataset_locate(&r->data, s, &f, &off, len);
     if (r->data.fds)
         return pread_sample(rd, r->data.fds[f], *len, off);
@@ -441,7 +496,13 @@ static void read_failed(struct reader *rd, uint64_t s, int err)
 {
     struct train_run *r = rd->run;
     uint64_t f = s / r->cfg->samples_per_file;
+    char msg[sizeof r->res->err];
     lb_train_path(r->cfg, f, rd->path, sizeof rd->path);
+    if (rd->io.msg[0]) {
+        snprintf(msg, sizeof msg, "read %.300s: %.200s", rd->path, rd->io.msg);
+        run_fail(r, err, msg, NULL, NULL);
+        return;
+    }
     run_fail(r, err, NULL, "read", rd->path);
 }
 
@@ -454,7 +515,7 @@ static int read_batch(struct reader *rd, uint64_t b)
     uint64_t bytes = 0;
     hi = hi < ld->lo + ld->n ? hi : ld->lo + ld->n;
     for (uint64_t pos = lo; pos < hi; pos++) {
-        uint64_t s = order_at(r, ld, pos), len;
+        uint64_t s = order_at(r, ld, pos), len = 0;
         uint64_t t0 = lb_clock_now();
         int rc = read_sample(rd, s, &len);
         lb_hist_record(rd->read, lb_clock_now() - t0);
@@ -504,6 +565,192 @@ static void *reader_main(void *arg)
     return NULL;
 }
 
+/* ---- tfrecord: streams through a shuffle buffer ---- */
+
+static uint64_t all_loaders(const struct lb_train_cfg *c);
+static uint64_t loader_index(const struct lb_train_cfg *c, uint32_t k);
+
+static int shard_mode(const struct lb_train_cfg *c)
+{
+    return c->loader == LB_TRAIN_LOADER_SHARD;
+}
+
+/* File i of loader ld this epoch: shard k takes every K-th file of the
+ * epoch's file order from k (DLIO shards the TFRecord file list so). */
+static uint64_t tf_file(const struct train_run *r, const struct loader *ld, uint64_t i)
+{
+    const struct lb_train_cfg *c = r->cfg;
+    uint64_t p = loader_index(c, ld->k) + i * all_loaders(c);
+    return c->shuffle == LB_SHUFFLE_NONE ? p : lb_perm_at(&r->fperm, p);
+}
+
+/* Files loader g of all ranks streams. */
+static uint64_t tf_files(const struct lb_train_cfg *c, uint64_t g)
+{
+    uint64_t L = all_loaders(c);
+    return c->files > g ? (c->files - g + L - 1) / L : 0;
+}
+
+/* A batch is complete: counted at once (others go on making the next
+ * while this one waits), queued when there is room (ld->mu held). */
+static void tf_batch(struct reader *rd, struct loader *ld, uint64_t n)
+{
+    struct train_run *r = rd->run;
+    ld->fill = 0;
+    atomic_store_explicit(&ld->made, atomic_load_explicit(&ld->made, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+    while (ld->ready >= r->cfg->prefetch && !atomic_load(&r->stop))
+        pthread_cond_wait(&ld->room_cv, &ld->mu);
+    ld->ready++;
+    atomic_fetch_add_explicit(&rd->samples, n, memory_order_relaxed);
+    pthread_cond_signal(&ld->ready_cv);
+}
+
+/* Sample s leaves the shuffle buffer into the batch being made. */
+static void tf_emit(struct reader *rd, struct loader *ld, uint64_t s)
+{
+    struct train_run *r = rd->run;
+    const struct lb_train_cfg *c = r->cfg;
+    uint64_t made = atomic_load_explicit(&ld->made, memory_order_relaxed);
+    if (made >= ld->nbatches)
+        return;                         /* past the epoch's steps: unused */
+    if (c->on_sample)
+        c->on_sample(c->on_sample_arg, r->epoch, ld->pos0 + made * c->batch_size + ld->fill, s);
+    if (++ld->fill == c->batch_size)
+        tf_batch(rd, ld, c->batch_size);
+}
+
+/* As tf.data's shuffle: the buffer fills to shuffle_size, then each new
+ * sample takes the place of one drawn at random, which goes out. */
+static void tf_put(struct reader *rd, struct loader *ld, uint64_t s)
+{
+    const struct lb_train_cfg *c = rd->run->cfg;
+    if (!ld->sbuf) {
+        tf_emit(rd, ld, s);
+        return;
+    }
+    if (ld->scount < c->shuffle_size) {
+        ld->sbuf[ld->scount++] = s;
+        return;
+    }
+    uint64_t i = lb_rng_below(&ld->srng, ld->scount), out = ld->sbuf[i];
+    ld->sbuf[i] = s;
+    tf_emit(rd, ld, out);
+}
+
+/* The end of the epoch's streams: the buffer empties in random order, and
+ * a last partial batch goes out unless drop_last (ld->mu held). */
+static void tf_drain(struct reader *rd, struct loader *ld)
+{
+    while (ld->scount) {
+        uint64_t i = lb_rng_below(&ld->srng, ld->scount), out = ld->sbuf[i];
+        ld->sbuf[i] = ld->sbuf[--ld->scount];
+        tf_emit(rd, ld, out);
+    }
+    if (ld->fill && !rd->run->cfg->drop_last &&
+        atomic_load_explicit(&ld->made, memory_order_relaxed) < ld->nbatches)
+        tf_batch(rd, ld, ld->fill);
+}
+
+static void tf_record(void *arg, uint64_t i)
+{
+    struct reader *rd = arg;
+    if (rd->nrecs == rd->caprecs) {
+        size_t cap = rd->caprecs ? 2 * rd->caprecs : 256;
+        uint64_t *p = realloc(rd->recs, cap * sizeof *p);
+        if (p == NULL) {
+            rd->oom = 1;
+            return;
+        }
+        rd->recs = p;
+        rd->caprecs = cap;
+    }
+    rd->recs[rd->nrecs++] = rd->file * rd->run->cfg->samples_per_file + i;
+}
+
+/* The records of one read: preprocessed, then into the buffer at once. */
+static void tf_flush(struct reader *rd, struct loader *ld)
+{
+    const struct lb_train_cfg *c = rd->run->cfg;
+    for (size_t i = 0; (c->preprocess_ns.a || c->preprocess_ns.b) && i < rd->nrecs; i++)
+        compute(value_draw(&c->preprocess_ns, &rd->rng));
+    pthread_mutex_lock(&ld->mu);
+    for (size_t i = 0; i < rd->nrecs; i++)
+        tf_put(rd, ld, rd->recs[i]);
+    pthread_mutex_unlock(&ld->mu);
+    rd->nrecs = 0;
+}
+
+/* Reads file f front to back in transfer_size reads, as TFRecordDataset
+ * with buffer_size = transfer_size does. */
+static int tf_stream(struct reader *rd, uint64_t f)
+{
+    struct train_run *r = rd->run;
+    struct loader *ld = rd->ld;
+    struct lb_fmt_tf t;
+    uint64_t off = 0, piece = r->cfg->transfer_size;
+    int rc = 0;
+    piece = piece < rd->buflen ? piece : rd->buflen;
+    rd->file = f;
+    lb_train_path(r->cfg, f, rd->path, sizeof rd->path);
+    int fd = open(rd->path, r->data.oflags);
+    if (fd < 0)
+        return -errno;
+    lb_fmt_tf_init(&t);
+    while (rc == 0 && !atomic_load_explicit(&r->stop, memory_order_relaxed) &&
+           atomic_load_explicit(&ld->made, memory_order_relaxed) < ld->nbatches) {
+        uint64_t t0 = lb_clock_now();
+        ssize_t n = pread(fd, rd->buf, piece, (off_t)off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            rc = -errno;
+            break;
+        }
+        lb_hist_record(rd->read, lb_clock_now() - t0);
+        if (n == 0) {
+            rc = lb_fmt_tf_end(&t, rd->io.msg, sizeof rd->io.msg);
+            break;
+        }
+        off += (uint64_t)n;
+        rd->bytes += (uint64_t)n;
+        rc = lb_fmt_tf_feed(&t, rd->buf, (size_t)n, tf_record, rd, rd->io.msg,
+                            sizeof rd->io.msg);
+        if (rc == 0 && rd->oom)
+            rc = -ENOMEM;
+        tf_flush(rd, ld);
+    }
+    close(fd);
+    return rc;
+}
+
+static void *tf_reader_main(void *arg)
+{
+    struct reader *rd = arg;
+    struct train_run *r = rd->run;
+    struct loader *ld = rd->ld;
+    while (!atomic_load_explicit(&r->stop, memory_order_relaxed) &&
+           atomic_load_explicit(&ld->made, memory_order_relaxed) < ld->nbatches) {
+        uint64_t i = atomic_fetch_add(&ld->next_file, 1);
+        if (i >= ld->nfiles)
+            break;
+        int rc = tf_stream(rd, tf_file(r, ld, i));
+        if (rc < 0) {
+            read_failed(rd, rd->file * r->cfg->samples_per_file, rc);
+            break;
+        }
+    }
+    pthread_mutex_lock(&ld->mu);
+    if (ld->readers_left == 1 && !atomic_load(&r->stop))
+        tf_drain(rd, ld);
+    if (--ld->readers_left == 0)
+        pthread_cond_broadcast(&ld->ready_cv);
+    pthread_mutex_unlock(&ld->mu);
+    lb_thread_cpu_add(&rd->cpu.usr_ns, &rd->cpu.sys_ns);
+    thread_done(r);
+    return NULL;
+}
+
 static uint64_t samples_done(struct train_run *r)
 {
     uint64_t n = 0;
@@ -513,11 +760,6 @@ static uint64_t samples_done(struct train_run *r)
 }
 
 /* ---- checkpoints ---- */
-
-static int shard_mode(const struct lb_train_cfg *c)
-{
-    return c->loader == LB_TRAIN_LOADER_SHARD;
-}
 
 /* The loaders of all ranks (shard: every accelerator's, shared: one per
  * rank) and the index among them of this rank's loader for accelerator k. */
@@ -779,6 +1021,8 @@ static uint64_t loader_steps(const struct lb_train_cfg *c, uint64_t g)
     uint64_t n = c->files * c->samples_per_file, bs = c->batch_size, lo, len, steps;
     uint64_t cap = c->total_training_steps;
     loader_slice(c, g, &lo, &len);
+    if (c->container == LB_TRAIN_TFRECORD)
+        len = tf_files(c, g) * c->samples_per_file;
     if (c->drop_last) {
         uint64_t most = n / bs / all_loaders(c);
         steps = len / bs < most ? len / bs : most;
@@ -804,6 +1048,15 @@ static void loader_begin(struct train_run *r, struct loader *ld, uint32_t k, uin
     atomic_store(&ld->next, 0);
     ld->ready = 0;
     ld->readers_left = c->read_threads;
+    ld->nfiles = tf_files(c, loader_index(c, k));
+    ld->pos0 = 0;
+    for (uint64_t g = 0; g < loader_index(c, k); g++)
+        ld->pos0 += tf_files(c, g) * c->samples_per_file;
+    atomic_store(&ld->next_file, 0);
+    atomic_store(&ld->made, 0);
+    ld->scount = 0;
+    ld->fill = 0;
+    lb_rng_seed(&ld->srng, key ^ (0x94d049bb133111ebull * (k + 1)));
 }
 
 static void epoch_begin(struct train_run *r, uint32_t e)
@@ -849,8 +1102,9 @@ static int epoch_run(struct train_run *r, uint32_t e)
     uint64_t t0 = lb_clock_now(), end = t0, total = 0;
     for (uint32_t i = 0; i < r->nloaders; i++)
         total += r->ld[i].nbatches * c->batch_size;
+    void *(*rmain)(void *) = c->container == LB_TRAIN_TFRECORD ? tf_reader_main : reader_main;
     for (uint32_t i = 0; i < r->nreaders; i++)
-        if (spawn(r, reader_main, &r->rd[i]) < 0)
+        if (spawn(r, rmain, &r->rd[i]) < 0)
             break;
     for (uint32_t i = 0; i < c->accelerators && !r->err; i++) {
         block_open(&r->ac[i], t0);
@@ -877,7 +1131,7 @@ static int epoch_run(struct train_run *r, uint32_t e)
 const char *lb_train_check(const struct lb_train_cfg *c)
 {
     const struct lb_train_value *sz = &c->sample_size, *ct = &c->compute_ns;
-    if (!c->dir || !*c->dir)
+    if (!c->paths && (!c->dir || !*c->dir))
         return "dir is missing";
     if (!c->files || !c->samples_per_file || !c->batch_size || !c->read_threads ||
         !c->epochs || !c->prefetch || !c->accelerators)
@@ -885,6 +1139,12 @@ const char *lb_train_check(const struct lb_train_cfg *c)
                "prefetch and accelerators must be positive";
     if (c->format == LB_TRAIN_ONE_PER_FILE && c->samples_per_file != 1)
         return "one sample per file needs samples_per_file = 1";
+    if (c->direct && c->container != LB_TRAIN_RAW)
+        return "direct reads need format=raw (container headers are not aligned)";
+    if (c->container == LB_TRAIN_TFRECORD && shard_mode(c) && c->files < c->accelerators)
+        return "format=tfrecord shards files: files must be at least accelerators";
+    if (c->transfer_size && c->transfer_size < 4096)
+        return "transfer_size must be at least 4 KiB";
     if (sz->dist == LB_TRAIN_UNIFORM ? sz->a == 0 || sz->a > sz->b : sz->a == 0)
         return "sample_size must be positive (uniform: 0 < min <= max)";
     if (ct->dist == LB_TRAIN_UNIFORM && ct->a > ct->b)
@@ -903,6 +1163,8 @@ const char *lb_train_check(const struct lb_train_cfg *c)
         return "checkpoints write, and writing is not allowed (--readonly)";
     if (c->nranks > 1 && (c->rank >= c->nranks || !c->sync))
         return "rank out of range, or no exchange between the ranks";
+    if (c->checkpoint_steps && c->paths)
+        return "checkpoints need dir= a directory (a list of files is read only)";
     uint64_t most = c->files * c->samples_per_file / c->batch_size / all_loaders(c);
     if (shard_mode(c) && c->total_training_steps > most)
         return "total_training_steps is above the steps an epoch has "
@@ -922,11 +1184,17 @@ static int run_alloc(struct train_run *r)
     for (uint32_t i = 0; r->ld && i < nl; i++) {
         struct loader *ld = &r->ld[i];
         ld->run = r;
+        ld->k = i;
         pthread_mutex_init(&ld->mu, NULL);
         pthread_cond_init(&ld->ready_cv, NULL);
         pthread_cond_init(&ld->room_cv, NULL);
     }
     r->nloaders = r->ld ? nl : 0;
+    int buffered = c->container == LB_TRAIN_TFRECORD && c->shuffle == LB_SHUFFLE_SAMPLE &&
+                   c->shuffle_size > 1;
+    for (uint32_t i = 0; buffered && i < r->nloaders; i++)
+        if (!(r->ld[i].sbuf = calloc(c->shuffle_size, sizeof *r->ld[i].sbuf)))
+            return -ENOMEM;
     r->nreaders = nl * c->read_threads;
     r->th = calloc((size_t)r->nreaders + K, sizeof *r->th);
     r->rd = calloc(r->nreaders, sizeof *r->rd);
@@ -948,10 +1216,18 @@ static int run_alloc(struct train_run *r)
         rd->run = r;
         rd->ld = &r->ld[i / c->read_threads];
         rd->buflen = r->data.max_sample < READ_CHUNK ? r->data.max_sample : READ_CHUNK;
+        if (c->container != LB_TRAIN_RAW) {     /* zip tails, transfers, chunks */
+            uint64_t want = c->transfer_size > CONTAINER_BUF ? c->transfer_size : CONTAINER_BUF;
+            want = c->chunk_size > want ? c->chunk_size : want;
+            rd->buflen = want < READ_CHUNK ? want : READ_CHUNK;
+        }
         lb_rng_seed(&rd->rng, c->seed * 0xbf58476d1ce4e5b9ull + i + 1);
         if (posix_memalign((void **)&rd->buf, 4096, rd->buflen) ||
             lb_hist_new(&rd->read) < 0)
             return -ENOMEM;
+        rd->io.buf = rd->buf;
+        rd->io.buflen = rd->buflen;
+        rd->io.transfer = c->transfer_size;
     }
     for (uint32_t i = 0; i < K; i++) {
         struct accel *ac = &r->ac[i];
@@ -970,6 +1246,7 @@ static void run_release(struct train_run *r)
     const struct lb_train_cfg *c = r->cfg;
     for (uint32_t i = 0; r->rd && i < r->nreaders; i++) {
         free(r->rd[i].buf);
+        free(r->rd[i].recs);
         lb_hist_free(r->rd[i].read);
     }
     for (uint32_t i = 0; r->ac && i < c->accelerators; i++) {
@@ -977,6 +1254,7 @@ static void run_release(struct train_run *r)
         free(r->ac[i].tail);
     }
     for (uint32_t i = 0; r->ld && i < r->nloaders; i++) {
+        free(r->ld[i].sbuf);
         pthread_mutex_destroy(&r->ld[i].mu);
         pthread_cond_destroy(&r->ld[i].ready_cv);
         pthread_cond_destroy(&r->ld[i].room_cv);

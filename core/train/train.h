@@ -3,8 +3,10 @@
  * and MLPerf Storage model it, without a framework.
  *
  * A dataset of N files (one sample per file, or samples_per_file samples
- * packed in each) is laid out under dir when missing and reused when
- * present with the right sizes.  Each epoch visits every sample once in an
+ * packed in each, raw or in a container: train_fmt.h) is laid out under
+ * dir when missing and reused when present as recorded; one laid out with
+ * other parameters is refused unless relayout.  An existing dataset (a
+ * list of paths) is only read.  Each epoch visits every sample once in an
  * order drawn from the seed (none, files shuffled, or samples shuffled).
  *
  * By default each of the K emulated accelerators is one DLIO rank: it has
@@ -49,6 +51,9 @@
 struct lb_hist;
 
 enum lb_train_format { LB_TRAIN_ONE_PER_FILE, LB_TRAIN_PACKED };
+/* What a file holds around its samples (train_fmt.h): nothing, an npz
+ * (numpy.savez), TFRecord records, or an HDF5-like chunked dataset. */
+enum lb_train_container { LB_TRAIN_RAW, LB_TRAIN_NPZ, LB_TRAIN_TFRECORD, LB_TRAIN_HDF5 };
 enum lb_train_shuffle { LB_SHUFFLE_NONE, LB_SHUFFLE_FILE, LB_SHUFFLE_SAMPLE };
 enum lb_train_dist { LB_TRAIN_FIXED, LB_TRAIN_UNIFORM, LB_TRAIN_NORMAL };
 enum lb_train_loader { LB_TRAIN_LOADER_SHARD, LB_TRAIN_LOADER_SHARED };
@@ -84,10 +89,23 @@ typedef int (*lb_train_sync_fn)(void *arg, int mine);
 
 struct lb_train_cfg {
     const char *dir;
+    const char *const *paths;    /* an existing dataset: its files (files of
+                                    them), read only; NULL: laid out in dir */
+    uint32_t num_subfolders;     /* 0: d0000/.. groups of 1000 files above
+                                    10000 files; 1: none; S: file f in
+                                    d%04(f % S), as DLIO spreads them */
+    bool relayout;               /* a dataset laid out with other parameters
+                                    is rewritten (default: refused) */
     uint64_t files;
     uint32_t samples_per_file;   /* 1 for one sample per file */
     struct lb_train_value sample_size;   /* bytes */
     enum lb_train_format format;
+    enum lb_train_container container;
+    uint64_t transfer_size;      /* npz, tfrecord: bytes per data read, 0:
+                                    numpy's and TensorFlow's 256 KiB */
+    uint32_t shuffle_size;       /* tfrecord, shuffle=sample: samples in the
+                                    shuffle buffer (DLIO's 1024) */
+    uint64_t chunk_size;         /* hdf5: bytes per chunk, 0: one sample */
     uint32_t batch_size;
     uint32_t read_threads;
     uint32_t epochs;
@@ -164,6 +182,10 @@ struct lb_train_result {
     uint64_t laid_out_files;     /* written by the layout step */
     uint64_t laid_out_bytes;
     uint64_t layout_ns;
+    int layout_refused;          /* laid out with other parameters: err
+                                    names the first (a usage error) */
+    uint64_t relaid_files;       /* relayout: files rewritten */
+    char relaid[256];            /* relayout: what differed, or "" */
     uint32_t nreaders;
     struct lb_train_cpu *reader_cpu;     /* per reader thread */
     struct lb_train_cpu cpu;     /* all reader threads */

@@ -22,10 +22,17 @@
 #include "base/files.h"
 #include "base/rng.h"
 #include "train/train_data.h"
+#include "train/train_fmt.h"
 
 #define SIZE_KEY 0x3c6ef372fe94f82bull   /* sizes do not follow the seed */
 #define DIRECT_ALIGN 4096ull
 #define FD_RESERVE 64                    /* descriptors left for the rest */
+
+static int fail(char *err, size_t len, const char *what, const char *path, int e)
+{
+    snprintf(err, len, "%s %s: %s", what, path, strerror(-e));
+    return e;
+}
 
 static uint64_t size_draw(const struct lb_train_value *v, uint64_t s)
 {
@@ -47,21 +54,47 @@ static uint64_t size_draw(const struct lb_train_value *v, uint64_t s)
 
 uint64_t lb_train_sample_size(const struct lb_train_cfg *c, uint64_t f, uint32_t j)
 {
+    if (c->container != LB_TRAIN_RAW)
+        j = 0;                          /* an array: one sample size per file */
     uint64_t n = size_draw(&c->sample_size, f * c->samples_per_file + j);
     n = n ? n : 1;
     return c->direct ? (n + DIRECT_ALIGN - 1) & ~(DIRECT_ALIGN - 1) : n;
 }
 
-static uint32_t dataset_fanout(const struct lb_train_cfg *c)
+/* Subdirectories of the layout: 0 when the files are all in dir. */
+static uint64_t dataset_subdirs(const struct lb_train_cfg *c)
 {
-    return c->files > LB_DATASET_FANOUT_OVER ? LB_DATASET_FANOUT : 0;
+    if (c->num_subfolders == 0)
+        return c->files > LB_DATASET_FANOUT_OVER ?
+               (c->files + LB_DATASET_FANOUT - 1) / LB_DATASET_FANOUT : 0;
+    return c->num_subfolders > 1 ? c->num_subfolders : 0;
 }
+
+static const char *const extensions[] = {".dat", ".npz", ".tfrecord", ".hdf5"};
+static const char *const container_names[] = {"raw", "npz", "tfrecord", "hdf5"};
 
 int lb_train_path(const struct lb_train_cfg *c, uint64_t f, char *buf, size_t len)
 {
-    int packed = c->format == LB_TRAIN_PACKED;
-    return lb_tree_path(buf, len, c->dir, dataset_fanout(c), packed ? "shard_" : "img_",
-                        packed ? 4 : 6, ".dat", f);
+    int packed = c->format == LB_TRAIN_PACKED, n;
+    const char *pre = packed ? "shard_" : "img_", *ext = extensions[c->container];
+    unsigned long long sub = 0, i = (unsigned long long)f;
+    if (c->paths)
+        n = snprintf(buf, len, "%s", c->paths[f]);
+    else if (!dataset_subdirs(c))
+        n = snprintf(buf, len, "%s/%s%0*llu%s", c->dir, pre, packed ? 4 : 6, i, ext);
+    else {
+        sub = c->num_subfolders ? f % c->num_subfolders : f / LB_DATASET_FANOUT;
+        n = snprintf(buf, len, "%s/d%04llu/%s%0*llu%s", c->dir, sub, pre, packed ? 4 : 6, i, ext);
+    }
+    return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : n;
+}
+
+void lb_dataset_shape(const struct lb_dataset *d, uint64_t f, struct lb_fmt_shape *s)
+{
+    const struct lb_train_cfg *c = d->cfg;
+    s->spf = c->samples_per_file;
+    s->len = lb_train_sample_size(c, f, 0);
+    s->chunk = c->chunk_size ? c->chunk_size : s->len;
 }
 
 static uint64_t max_sample(const struct lb_train_cfg *c)
@@ -76,7 +109,8 @@ static uint64_t max_sample(const struct lb_train_cfg *c)
 static int offsets_init(struct lb_dataset *d)
 {
     const struct lb_train_cfg *c = d->cfg;
-    if (c->format != LB_TRAIN_PACKED || c->sample_size.dist == LB_TRAIN_FIXED)
+    if (c->format != LB_TRAIN_PACKED || c->sample_size.dist == LB_TRAIN_FIXED ||
+        c->container != LB_TRAIN_RAW)
         return 0;
     d->offsets = malloc(d->nsamples * sizeof *d->offsets);
     if (d->offsets == NULL)
@@ -91,15 +125,61 @@ static int offsets_init(struct lb_dataset *d)
     return 0;
 }
 
+static double mean_sample(const struct lb_train_cfg *c)
+{
+    const struct lb_train_value *v = &c->sample_size;
+    return v->dist == LB_TRAIN_UNIFORM ? (v->a + v->b) / 2.0 : (double)v->a;
+}
+
+/* An existing dataset: each file's size, from stat; none is written. */
+static int sizes_init(struct lb_dataset *d, char *err, size_t len)
+{
+    const struct lb_train_cfg *c = d->cfg;
+    struct stat st;
+    uint64_t total = 0, most = 0;
+    d->sizes = malloc(c->files * sizeof *d->sizes);
+    if (d->sizes == NULL) {
+        snprintf(err, len, "not enough memory for %llu file sizes", (unsigned long long)c->files);
+        return -ENOMEM;
+    }
+    for (uint64_t f = 0; f < c->files; f++) {
+        if (stat(c->paths[f], &st) < 0)
+            return fail(err, len, "stat", c->paths[f], -errno);
+        if (!S_ISREG(st.st_mode))
+            return fail(err, len, "dataset", c->paths[f], -EISDIR);
+        d->sizes[f] = (uint64_t)st.st_size;
+        if (c->container == LB_TRAIN_RAW && d->sizes[f] < c->samples_per_file) {
+            snprintf(err, len, "dataset %s: %llu bytes hold fewer than samples_per_file = %u "
+                     "samples", c->paths[f], (unsigned long long)d->sizes[f], c->samples_per_file);
+            return -EINVAL;
+        }
+        if (c->direct && (d->sizes[f] / c->samples_per_file) % DIRECT_ALIGN) {
+            snprintf(err, len, "dataset %s: direct=true needs samples of whole 4 KiB blocks",
+                     c->paths[f]);
+            return -EINVAL;
+        }
+        total += d->sizes[f];
+        most = d->sizes[f] > most ? d->sizes[f] : most;
+    }
+    d->mean_sample = (double)total / (double)d->nsamples;
+    most = c->container == LB_TRAIN_RAW ? most / c->samples_per_file : most;
+    d->max_sample = (most + DIRECT_ALIGN - 1) & ~(DIRECT_ALIGN - 1);
+    d->max_sample = d->max_sample ? d->max_sample : DIRECT_ALIGN;
+    return 0;
+}
+
 int lb_dataset_init(struct lb_dataset *d, const struct lb_train_cfg *c,
                     char *err, size_t len)
 {
     memset(d, 0, sizeof *d);
     d->cfg = c;
     d->nsamples = c->files * c->samples_per_file;
-    d->fanout = dataset_fanout(c);
+    d->nsubdirs = c->paths ? 0 : dataset_subdirs(c);
     d->max_sample = max_sample(c);
+    d->mean_sample = mean_sample(c);
     d->oflags = O_RDONLY | O_CLOEXEC | (c->direct ? O_DIRECT : 0);
+    if (c->paths)
+        return sizes_init(d, err, len);
     if (offsets_init(d) < 0) {
         snprintf(err, len, "not enough memory for %llu sample offsets",
                  (unsigned long long)d->nsamples);
@@ -116,14 +196,23 @@ void lb_dataset_free(struct lb_dataset *d)
                 close(d->fds[f]);
     free(d->fds);
     free(d->offsets);
+    free(d->sizes);
     d->fds = NULL;
     d->offsets = NULL;
+    d->sizes = NULL;
 }
 
 uint64_t lb_dataset_file_size(const struct lb_dataset *d, uint64_t f)
 {
     const struct lb_train_cfg *c = d->cfg;
     uint32_t last = c->samples_per_file - 1;
+    if (d->sizes)
+        return d->sizes[f];
+    if (c->container != LB_TRAIN_RAW) {
+        struct lb_fmt_shape s;
+        lb_dataset_shape(d, f, &s);
+        return lb_fmt_file_size(c->container, &s);
+    }
     if (c->format != LB_TRAIN_PACKED)
         return lb_train_sample_size(c, f, 0);
     if (d->offsets == NULL)
@@ -131,23 +220,15 @@ uint64_t lb_dataset_file_size(const struct lb_dataset *d, uint64_t f)
     return d->offsets[f * c->samples_per_file + last] + lb_train_sample_size(c, f, last);
 }
 
-static int fail(char *err, size_t len, const char *what, const char *path, int e)
-{
-    snprintf(err, len, "%s %s: %s", what, path, strerror(-e));
-    return e;
-}
-
 int lb_dataset_mkdirs(const struct lb_dataset *d, char *err, size_t len)
 {
     char path[PATH_MAX];
     const char *dir = d->cfg->dir;
-    if (d->cfg->readonly)
+    if (d->cfg->readonly || d->cfg->paths)
         return 0;                       /* a missing file will say so */
     if (mkdir(dir, 0755) < 0 && errno != EEXIST)
         return fail(err, len, "mkdir", dir, -errno);
-    if (d->fanout == 0)
-        return 0;
-    for (uint64_t i = 0; i * d->fanout < d->cfg->files; i++) {
+    for (uint64_t i = 0; i < d->nsubdirs; i++) {
         int rc = lb_tree_dir(path, sizeof path, dir, i);
         if (rc < 0)
             return fail(err, len, "mkdir", dir, rc);
@@ -206,24 +287,38 @@ int lb_dataset_layout(const struct lb_dataset *d, uint64_t f, char *buf,
     int fd = -1, rc = lb_train_path(d->cfg, f, path, sizeof path);
     if (rc < 0)
         return fail(err, len, "layout", d->cfg->dir, rc);
-    if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size == size)
+    int there = stat(path, &st) == 0;
+    if (there && S_ISREG(st.st_mode) && (uint64_t)st.st_size == size && !d->rewrite)
         return 0;
+    if (there && S_ISREG(st.st_mode) && !d->rewrite && !d->cfg->relayout &&
+        !d->cfg->readonly) {
+        snprintf(err, len, "%s is %llu bytes, not the %llu this layout gives: laid out with "
+                 "other parameters (relayout=1 rewrites the dataset)", path,
+                 (unsigned long long)st.st_size, (unsigned long long)size);
+        return -ESTALE;
+    }
     if (d->cfg->readonly) {
         snprintf(err, len, "layout %s: missing or not %llu bytes, and writing is "
                  "not allowed (--readonly)", path, (unsigned long long)size);
         return -EROFS;
     }
+    int rewrite = there;
     rc = open_for_layout(path, &fd);
     if (rc == -EEXIST) {
         snprintf(err, len, "layout %s: exists with another size and was not "
                  "created by luabench", path);
         return rc;
     }
-    if (rc == 0)
+    if (rc == 0 && d->cfg->container != LB_TRAIN_RAW) {
+        struct lb_fmt_shape s;
+        lb_dataset_shape(d, f, &s);
+        rc = lb_fmt_write(d->cfg->container, fd, &s, f, buf, buflen);
+    } else if (rc == 0) {
         rc = write_pattern(fd, f, size, buf, buflen);
+    }
     if (fd >= 0 && close(fd) < 0 && rc == 0)
         rc = -errno;
-    return rc < 0 ? fail(err, len, "layout", path, rc) : 1;
+    return rc < 0 ? fail(err, len, "layout", path, rc) : rewrite ? 2 : 1;
 }
 
 /* Descriptors this process may still open. */
@@ -261,7 +356,8 @@ int lb_dataset_open(struct lb_dataset *d, char *err, size_t len)
     char path[PATH_MAX];
     const struct lb_train_cfg *c = d->cfg;
     int rc = c->direct ? probe_direct(d, err, len) : 0;
-    if (rc < 0 || c->format != LB_TRAIN_PACKED || c->files > fd_budget())
+    if (rc < 0 || c->format != LB_TRAIN_PACKED || c->container != LB_TRAIN_RAW ||
+        c->files > fd_budget())
         return rc;
     d->fds = malloc(c->files * sizeof *d->fds);
     if (d->fds == NULL)
@@ -275,6 +371,137 @@ int lb_dataset_open(struct lb_dataset *d, char *err, size_t len)
             return fail(err, len, "open", path, -errno);
     }
     return 0;
+}
+
+/* ---- the record of the layout ---- */
+
+/* DIR/.luabench-img.dat: one per kind of file name, as names tell
+ * datasets apart in one directory. */
+static int manifest_path(const struct lb_train_cfg *c, char *buf, size_t len)
+{
+    int n = snprintf(buf, len, "%s/.luabench-%s%s", c->dir,
+                     c->format == LB_TRAIN_PACKED ? "shard" : "img", extensions[c->container]);
+    return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : n;
+}
+
+enum { M_SPF, M_SIZE, M_DIRECT, M_CHUNK, M_SUBDIRS, M_FILES, M_FORMAT, M_N };
+static const char *const manifest_keys[M_N] = {
+    "samples_per_file", "sample_size", "direct", "chunk_size", "num_subfolders", "files",
+    "format",
+};
+
+/* This run's value of each key, as text. */
+static void manifest_values(const struct lb_dataset *d, uint64_t files, char v[M_N][64])
+{
+    const struct lb_train_cfg *c = d->cfg;
+    const struct lb_train_value *z = &c->sample_size;
+    unsigned long long a = z->a, b = z->b;
+    snprintf(v[M_SPF], 64, "%u", c->samples_per_file);
+    if (z->dist == LB_TRAIN_UNIFORM)
+        snprintf(v[M_SIZE], 64, "uniform %llu %llu", a, b);
+    else if (z->dist == LB_TRAIN_NORMAL)
+        snprintf(v[M_SIZE], 64, "normal %llu %llu", a, b);
+    else
+        snprintf(v[M_SIZE], 64, "%llu", a);
+    snprintf(v[M_DIRECT], 64, "%d", c->direct ? 1 : 0);
+    snprintf(v[M_CHUNK], 64, "%llu", c->container == LB_TRAIN_HDF5 ?
+             (unsigned long long)c->chunk_size : 0ull);
+    if (c->num_subfolders == 0 && d->nsubdirs)
+        snprintf(v[M_SUBDIRS], 64, "0 (groups of %d)", LB_DATASET_FANOUT);
+    else
+        snprintf(v[M_SUBDIRS], 64, "%llu", (unsigned long long)(d->nsubdirs ? d->nsubdirs : 1));
+    snprintf(v[M_FILES], 64, "%llu", (unsigned long long)files);
+    snprintf(v[M_FORMAT], 64, "%s", container_names[c->container]);
+}
+
+/* direct only changes the layout where it rounds sizes up. */
+static int direct_matters(const struct lb_train_cfg *c)
+{
+    return c->sample_size.dist != LB_TRAIN_FIXED || c->sample_size.a % DIRECT_ALIGN;
+}
+
+/* The record's value of each key ("" when missing); 0, or -ENOENT. */
+static int manifest_read(const struct lb_train_cfg *c, char old[M_N][64])
+{
+    char path[PATH_MAX], line[256];
+    memset(old, 0, sizeof(char[M_N][64]));
+    if (manifest_path(c, path, sizeof path) < 0)
+        return -ENAMETOOLONG;
+    FILE *fp = fopen(path, "re");
+    if (fp == NULL)
+        return -errno;
+    while (fgets(line, sizeof line, fp)) {
+        line[strcspn(line, "\n")] = 0;
+        for (int k = 0; k < M_N; k++) {
+            size_t n = strlen(manifest_keys[k]);
+            if (!strncmp(line, manifest_keys[k], n) && line[n] == ' ')
+                snprintf(old[k], 64, "%s", line + n + 1);
+        }
+    }
+    fclose(fp);
+    return 0;
+}
+
+int lb_dataset_manifest_check(struct lb_dataset *d, char *what, size_t wlen,
+                              char *err, size_t len)
+{
+    const struct lb_train_cfg *c = d->cfg;
+    char old[M_N][64], cur[M_N][64];
+    what[0] = 0;
+    if (c->paths || manifest_read(c, old) < 0)
+        return 0;                       /* none: each file's size is checked */
+    d->laid_before = strtoull(old[M_FILES], NULL, 10);
+    manifest_values(d, c->files > d->laid_before ? c->files : d->laid_before, cur);
+    d->recorded = 1;
+    for (int k = 0; k < M_N; k++)
+        d->recorded &= !strcmp(old[k], cur[k]);
+    for (int k = 0; k < M_FILES; k++) {
+        if (!strcmp(old[k], cur[k]) || (k == M_DIRECT && !direct_matters(c)))
+            continue;
+        if (k == M_CHUNK && c->container != LB_TRAIN_HDF5)
+            continue;
+        snprintf(what, wlen, "%s=%s (this run: %s)", manifest_keys[k], old[k], cur[k]);
+        if (c->relayout) {
+            d->rewrite = 1;
+            return 0;
+        }
+        snprintf(err, len, "%s was laid out with %s=%s, this run asks for %s=%s: "
+                 "relayout=1 rewrites it", c->dir, manifest_keys[k], old[k],
+                 manifest_keys[k], cur[k]);
+        return -ESTALE;
+    }
+    return 0;
+}
+
+int lb_dataset_manifest_write(const struct lb_dataset *d, char *err, size_t len)
+{
+    const struct lb_train_cfg *c = d->cfg;
+    char path[PATH_MAX], v[M_N][64], buf[1024];
+    size_t n = 0;
+    if (c->paths || c->readonly || (d->recorded && !d->rewrite) ||
+        manifest_path(c, path, sizeof path) < 0)
+        return 0;
+    manifest_values(d, c->files > d->laid_before || d->rewrite ? c->files : d->laid_before, v);
+    n += (size_t)snprintf(buf, sizeof buf, "luabench dataset 1\n");
+    for (int k = 0; k < M_N && n < sizeof buf; k++)
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "%s %s\n", manifest_keys[k], v[k]);
+    int rc = 0, fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+        rc = lb_file_mark(fd, path);
+    } else if (errno == EEXIST) {
+        fd = open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        if (fd >= 0 && lb_file_is_ours_fd(fd, path) != 1)
+            return close(fd), 0;        /* someone else's: left alone */
+    }
+    if (fd < 0)
+        return fail(err, len, "write", path, -errno);
+    if (rc == 0 && ftruncate(fd, 0) < 0)
+        rc = -errno;
+    if (rc == 0 && write(fd, buf, n) != (ssize_t)n)
+        rc = -EIO;
+    if (close(fd) < 0 && rc == 0)
+        rc = -errno;
+    return rc < 0 ? fail(err, len, "write", path, rc) : 0;
 }
 
 int lb_train_remove(const struct lb_train_cfg *c, uint64_t *removed,
@@ -291,8 +518,9 @@ int lb_train_remove(const struct lb_train_cfg *c, uint64_t *removed,
         else if (rc != -ENOENT && rc != -EPERM)
             return fail(err, len, "unlink", path, rc);
     }
-    uint32_t fanout = dataset_fanout(c);
-    for (uint64_t i = 0; fanout && i * fanout < c->files; i++)
+    if (manifest_path(c, path, sizeof path) >= 0)
+        lb_file_unlink_ours(path);
+    for (uint64_t i = 0; i < dataset_subdirs(c); i++)
         if (lb_tree_dir(path, sizeof path, c->dir, i) >= 0)
             rmdir(path);                /* stays when not empty */
     return 0;

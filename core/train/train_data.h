@@ -17,7 +17,12 @@
 struct lb_dataset {
     const struct lb_train_cfg *cfg;
     uint64_t nsamples;           /* files * samples_per_file */
-    uint32_t fanout;             /* 0: all files in dir */
+    uint64_t nsubdirs;           /* 0: all files in dir */
+    uint64_t *sizes;             /* paths: each file's size, else NULL */
+    double mean_sample;          /* bytes: DLIO's record length */
+    int rewrite;                 /* relayout: files of the right size too */
+    uint64_t laid_before;        /* files the manifest says are laid out */
+    int recorded;                /* the manifest says what this run would */
     uint64_t max_sample;         /* bytes: the largest sample */
     uint64_t *offsets;           /* packed, varying sizes: offset of each
                                     sample; NULL otherwise */
@@ -31,15 +36,27 @@ int lb_dataset_init(struct lb_dataset *d, const struct lb_train_cfg *cfg,
                     char *err, size_t len);
 void lb_dataset_free(struct lb_dataset *d);
 
+struct lb_fmt_shape;
+/* The container shape of file f: samples, bytes per sample, chunk. */
+void lb_dataset_shape(const struct lb_dataset *d, uint64_t f, struct lb_fmt_shape *s);
 /* Bytes file f holds. */
 uint64_t lb_dataset_file_size(const struct lb_dataset *d, uint64_t f);
 /* The subdirectories of the dataset, made when missing.  0 or -errno. */
 int lb_dataset_mkdirs(const struct lb_dataset *d, char *err, size_t len);
 /* Lays out file f unless it is there with the right size.  buf holds
- * buflen bytes of pattern.  Returns 1 when written, 0 when reused, -errno
- * on failure (message in err). */
+ * buflen bytes of pattern.  Returns 1 when written, 2 when rewritten
+ * (relayout), 0 when reused, -errno on failure (message in err; -ESTALE:
+ * there with another size, laid out with other parameters). */
 int lb_dataset_layout(const struct lb_dataset *d, uint64_t f, char *buf,
                       size_t buflen, char *err, size_t len);
+/* The record of how the dataset in dir was laid out: refuses one laid out
+ * with other parameters (-ESTALE, the first named in err) unless
+ * cfg->relayout, then it is rewritten (d->rewrite, what differed in
+ * what).  0 or -errno. */
+int lb_dataset_manifest_check(struct lb_dataset *d, char *what, size_t wlen,
+                              char *err, size_t len);
+/* Writes that record after a complete layout.  0 or -errno. */
+int lb_dataset_manifest_write(const struct lb_dataset *d, char *err, size_t len);
 /* Packed: opens every file once when the descriptor limit allows. */
 int lb_dataset_open(struct lb_dataset *d, char *err, size_t len);
 
@@ -52,6 +69,11 @@ static inline void lb_dataset_locate(const struct lb_dataset *d, uint64_t s,
     uint64_t f = s / spf, j = s - f * spf;
 
     *file = f;
+    if (d->sizes) {
+        *len = d->sizes[f] / spf;
+        *off = j * *len;
+        return;
+    }
     if (c->sample_size.dist == LB_TRAIN_FIXED && !c->direct) {
         *len = c->sample_size.a;
         *off = c->format == LB_TRAIN_PACKED ? j * *len : 0;

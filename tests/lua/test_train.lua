@@ -93,11 +93,14 @@ local ok, err = pcall(function()
   check(r4.samples == 9 and r4.steps == 3, "drop_last drops the partial batch")
   -- preprocess_time: each of the 8 samples of an epoch holds its one reader 5 ms
   local r5 = lb.train{dir = dir, files = 8, sample_size = "1k", batch_size = 2, read_threads = 1,
-                      compute_time = 0, preprocess_time = "5ms"}
+                      compute_time = 0, preprocess_time = "5ms", relayout = true}
+  check(r5.layout.rewritten == 8 and r5.layout.relaid:find("sample_size=uniform 1024 8192", 1, true),
+        "relayout rewrites the 8 files laid out with other sizes")
   check(r5.samples == 8 and r5.epochs[1].time_s >= 0.040,
         "preprocess_time: epoch of " .. tostring(r5.epochs[1].time_s) .. " s")
   check(r3.bytes >= 10 * 1024 and r3.bytes <= 10 * 8192, "uniform sizes")
   check(file_size(dir .. "/img_000009.dat") ~= nil, "img files")
+  check(file_size(dir .. "/img_000007.dat") == 1024, "rewritten with relayout")
   check(lb.train_remove{dir = dir, files = 10} == 10, "train_remove one per file")
   check(file_size(dir .. "/img_000000.dat") == nil, "img files removed")
 
@@ -124,6 +127,10 @@ local ok, err = pcall(function()
   bad({checkpoint = {every_steps = 0, size = "1m"}}, "checkpoint: field 'every_steps'")
   bad({checkpoint = {every_steps = 2, every_epochs = 1, size = "1m"}}, "field 'checkpoint'")
   bad({dir = 5}, "field 'dir'")
+  bad({format = "parquet"}, "field 'format' must be \"raw\", \"npz\", \"tfrecord\" or \"hdf5\"")
+  bad({format = "npz", direct = true}, "direct reads need format=raw")
+  bad({format = "tfrecord", files = 2, accelerators = 3, batch_size = 1}, "files must be at least accelerators")
+  bad({transfer_size = "1k"}, "transfer_size must be at least 4 KiB")
 
   -- runtime failure: the path and the reason
   local blocker = dir .. "/plain"

@@ -1,0 +1,713 @@
+/*
+ * Container layouts of a training dataset: npz, TFRecord and an HDF5-like
+ * chunked file, written and read as the Python readers DLIO uses do.
+ *
+ * npz is what numpy.savez(path, x=records, y=labels) writes: a stored
+ * (not deflated) zip of x.npy (uint8, shape (sample bytes, samples)) and
+ * y.npy (int64 zeros), each local header with the zip64 extra field that
+ * numpy asks for, the central directory, and a zip64 end record only when
+ * an offset or size needs one, as Python's zipfile does.  Python's zipfile
+ * and numpy open it.  The reader parses the real structures, so it reads
+ * npz files made by numpy too.
+ *
+ * TFRecord files hold one record per sample: length (uint64 LE), masked
+ * crc32c of the length, a tf.train.Example {image: bytes, size: int64}
+ * as DLIO's generator serializes it, masked crc32c of the data.  The
+ * parser checks both CRCs, as TensorFlow's reader does.
+ *
+ * HDF5-like: the HDF5 signature and a superblock, an object header (OHDR)
+ * for the dataset records_0, a chunk index (an address and a size per
+ * chunk) and fixed-size chunks holding the samples back to back, then the
+ * labels.  It has the shape of what h5py reads (superblock, object header,
+ * index, chunks) and their order, not HDF5's encoding: h5py cannot open it.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/verify.h"
+#include "train/train_fmt.h"
+
+#define ZIP64_LIMIT ((1ull << 31) - 1)  /* Python's zipfile */
+#define ZIP_LOCAL 30u
+#define ZIP_CENTRAL 46u
+#define ZIP_END 22u
+#define ZIP64_END 56u
+#define ZIP64_LOCATOR 20u
+#define ZIP_EXTRA64 20u                 /* id, size, two uint64 */
+#define NPY_ALIGN 64u
+#define H5_SB 512u                      /* superblock */
+#define H5_OH 512u                      /* object header */
+#define H5_ALIGN 4096u
+static const char h5_sig[8] = {'\x89', 'H', 'D', 'F', '\r', '\n', '\x1a', '\n'};
+
+/* ---- little-endian fields ---- */
+
+static void le16(uint8_t *p, uint64_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
+static void le32(uint8_t *p, uint64_t v) { le16(p, v); le16(p + 2, v >> 16); }
+static void le64(uint8_t *p, uint64_t v) { le32(p, v); le32(p + 4, v >> 32); }
+static uint64_t rd16(const uint8_t *p) { return p[0] | (uint64_t)p[1] << 8; }
+static uint64_t rd32(const uint8_t *p) { return rd16(p) | rd16(p + 2) << 16; }
+static uint64_t rd64(const uint8_t *p) { return rd32(p) | rd32(p + 4) << 32; }
+
+/* ---- CRC-32 (zip) ---- */
+
+static uint32_t crc_tab[8][256];
+
+static void crc_init(void)
+{
+    for (uint32_t i = 0; i < 256; i++) {
+        uint32_t c = i;
+        for (int k = 0; k < 8; k++)
+            c = c & 1 ? (c >> 1) ^ 0xEDB88320u : c >> 1;
+        crc_tab[0][i] = c;
+    }
+    for (int k = 1; k < 8; k++)
+        for (uint32_t i = 0; i < 256; i++)
+            crc_tab[k][i] = (crc_tab[k - 1][i] >> 8) ^ crc_tab[0][crc_tab[k - 1][i] & 0xff];
+}
+
+uint32_t lb_fmt_crc32(uint32_t crc, const void *buf, size_t n)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    const uint8_t *p = buf;
+    uint32_t c = ~crc;
+    pthread_once(&once, crc_init);
+    for (; n >= 8; n -= 8, p += 8) {
+        uint32_t a = c ^ (uint32_t)rd32(p), b = (uint32_t)rd32(p + 4);
+        c = crc_tab[7][a & 0xff] ^ crc_tab[6][(a >> 8) & 0xff] ^
+            crc_tab[5][(a >> 16) & 0xff] ^ crc_tab[4][a >> 24] ^
+            crc_tab[3][b & 0xff] ^ crc_tab[2][(b >> 8) & 0xff] ^
+            crc_tab[1][(b >> 16) & 0xff] ^ crc_tab[0][b >> 24];
+    }
+    while (n--)
+        c = (c >> 8) ^ crc_tab[0][(c ^ *p++) & 0xff];
+    return ~c;
+}
+
+uint32_t lb_fmt_tf_mask(uint32_t crc)
+{
+    return ((crc >> 15) | (crc << 17)) + 0xa282ead8u;
+}
+
+/* ---- writing ---- */
+
+struct fw {                      /* a file being written, front to back */
+    int fd;
+    uint64_t off;
+    char *pat;                   /* pattern buffer, stamped in place */
+    size_t patlen;
+    uint64_t f;
+    int sum;                     /* 1: zip crc, 2: crc32c, of what passes */
+    uint32_t crc;
+    int rc;
+};
+
+static void fw_put(struct fw *w, const void *p, size_t n)
+{
+    if (w->sum == 1)
+        w->crc = lb_fmt_crc32(w->crc, p, n);
+    else if (w->sum == 2)
+        w->crc = lb_crc32c(w->crc, p, n);
+    for (const char *q = p; n && w->rc == 0;) {
+        ssize_t k = write(w->fd, q, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            w->rc = k < 0 ? -errno : -EIO;
+            return;
+        }
+        q += k;
+        n -= (size_t)k;
+        w->off += (uint64_t)k;
+    }
+}
+
+/* n bytes of pattern, each 4 KiB block stamped with the file and offset. */
+static void fw_pattern(struct fw *w, uint64_t n)
+{
+    while (n && w->rc == 0) {
+        size_t k = n < w->patlen ? (size_t)n : w->patlen;
+        for (size_t b = 0; b + 16 <= k; b += 4096) {
+            uint64_t stamp[2] = {w->f, w->off + b};
+            memcpy(w->pat + b, stamp, sizeof stamp);
+        }
+        fw_put(w, w->pat, k);
+        n -= k;
+    }
+}
+
+static void fw_zeros(struct fw *w, uint64_t n)
+{
+    static const char z[4096];
+    while (n && w->rc == 0) {
+        size_t k = n < sizeof z ? (size_t)n : sizeof z;
+        fw_put(w, z, k);
+        n -= k;
+    }
+}
+
+static void fw_at(struct fw *w, const void *p, size_t n, uint64_t off)
+{
+    if (w->rc == 0 && pwrite(w->fd, p, n, (off_t)off) != (ssize_t)n)
+        w->rc = -EIO;
+}
+
+/* ---- npz ---- */
+
+/* The .npy header (magic, version 1.0, length, dict padded to 64). */
+static size_t npy_header(char *out, const char *descr, uint64_t a, uint64_t b, int two)
+{
+    char shape[64], dict[200];
+    if (two)
+        snprintf(shape, sizeof shape, "(%llu, %llu)", (unsigned long long)a,
+                 (unsigned long long)b);
+    else
+        snprintf(shape, sizeof shape, "(%llu,)", (unsigned long long)a);
+    int n = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': %s, }",
+                     descr, shape);
+    size_t total = (10 + (size_t)n + 1 + NPY_ALIGN - 1) / NPY_ALIGN * NPY_ALIGN;
+    memcpy(out, "\x93NUMPY\x01\x00", 8);
+    le16((uint8_t *)out + 8, total - 10);
+    memcpy(out + 10, dict, (size_t)n);
+    memset(out + 10 + n, ' ', total - 10 - (size_t)n - 1);
+    out[total - 1] = '\n';
+    return total;
+}
+
+struct npz_member {
+    const char *name;
+    char hdr[256];
+    size_t hlen;
+    uint64_t data;               /* bytes after the header */
+    uint64_t off;                /* of the local header */
+    uint32_t crc;
+};
+
+static void npz_members(const struct lb_fmt_shape *s, struct npz_member m[2])
+{
+    m[0].name = "x.npy";
+    m[0].hlen = npy_header(m[0].hdr, "|u1", s->len, s->spf, 1);
+    m[0].data = s->len * s->spf;
+    m[1].name = "y.npy";
+    m[1].hlen = npy_header(m[1].hdr, "<i8", s->spf, 0, 0);
+    m[1].data = 8ull * s->spf;
+}
+
+static uint64_t npz_size(const struct lb_fmt_shape *s, uint64_t *cd_off, uint64_t *cd_len)
+{
+    struct npz_member m[2];
+    uint64_t off = 0, cd = 0;
+    npz_members(s, m);
+    for (int i = 0; i < 2; i++) {
+        uint64_t size = m[i].hlen + m[i].data;
+        uint64_t x = (size > ZIP64_LIMIT ? 16 : 0) + (off > ZIP64_LIMIT ? 8 : 0);
+        cd += ZIP_CENTRAL + 5 + (x ? 4 + x : 0);
+        off += ZIP_LOCAL + 5 + ZIP_EXTRA64 + size;
+    }
+    *cd_off = off;
+    *cd_len = cd;
+    int z64 = off > ZIP64_LIMIT || cd > ZIP64_LIMIT;
+    return off + cd + (z64 ? ZIP64_END + ZIP64_LOCATOR : 0) + ZIP_END;
+}
+
+/* 1980-01-01 00:00: files laid out twice are byte for byte the same. */
+#define DOS_DATE ((0u << 9) | (1u << 5) | 1u)
+
+static void zip_local(uint8_t *p, const struct npz_member *m)
+{
+    uint64_t size = m->hlen + m->data;
+    memset(p, 0, ZIP_LOCAL + 5 + ZIP_EXTRA64);
+    le32(p, 0x04034b50);
+    le16(p + 4, 45);                    /* zip64 */
+    le16(p + 12, DOS_DATE);
+    le32(p + 14, m->crc);
+    le32(p + 18, 0xffffffffu);
+    le32(p + 22, 0xffffffffu);
+    le16(p + 26, 5);
+    le16(p + 28, ZIP_EXTRA64);
+    memcpy(p + 30, m->name, 5);
+    le16(p + 35, 1);
+    le16(p + 37, 16);
+    le64(p + 39, size);
+    le64(p + 47, size);
+}
+
+static size_t zip_central(uint8_t *p, const struct npz_member *m)
+{
+    uint64_t size = m->hlen + m->data, x[2];
+    int big = size > ZIP64_LIMIT, far = m->off > ZIP64_LIMIT;
+    size_t nx = 0;
+    memset(p, 0, ZIP_CENTRAL + 5 + 4 + 24);
+    le32(p, 0x02014b50);
+    p[4] = 45;
+    p[5] = 3;                           /* made on Unix */
+    le16(p + 6, 45);
+    le16(p + 12, DOS_DATE);
+    le32(p + 16, m->crc);
+    le32(p + 20, big ? 0xffffffffu : size);
+    le32(p + 24, big ? 0xffffffffu : size);
+    le16(p + 28, 5);
+    le32(p + 38, 0600u << 16);
+    le32(p + 42, far ? 0xffffffffu : m->off);
+    memcpy(p + 46, m->name, 5);
+    if (big)
+        x[nx++] = size;
+    if (big)
+        x[nx++] = size;
+    size_t xl = (size_t)nx * 8 + (far ? 8 : 0);
+    if (xl == 0)
+        return ZIP_CENTRAL + 5;
+    le16(p + 30, 4 + xl);
+    le16(p + 51, 1);
+    le16(p + 53, xl);
+    for (size_t i = 0; i < nx; i++)
+        le64(p + 55 + 8 * i, x[i]);
+    if (far)
+        le64(p + 55 + 8 * nx, m->off);
+    return ZIP_CENTRAL + 5 + 4 + xl;
+}
+
+static void zip_end(struct fw *w, uint64_t cd_off, uint64_t cd_len)
+{
+    uint8_t e[ZIP64_END + ZIP64_LOCATOR + ZIP_END] = {0}, *p = e;
+    int z64 = cd_off > ZIP64_LIMIT || cd_len > ZIP64_LIMIT;
+    if (z64) {
+        le32(p, 0x06064b50);
+        le64(p + 4, ZIP64_END - 12);
+        le16(p + 12, 45);
+        le16(p + 14, 45);
+        le64(p + 24, 2);
+        le64(p + 32, 2);
+        le64(p + 40, cd_len);
+        le64(p + 48, cd_off);
+        p += ZIP64_END;
+        le32(p, 0x07064b50);
+        le64(p + 8, cd_off + cd_len);
+        le32(p + 16, 1);
+        p += ZIP64_LOCATOR;
+    }
+    le32(p, 0x06054b50);
+    le16(p + 8, 2);
+    le16(p + 10, 2);
+    le32(p + 12, cd_len > ZIP64_LIMIT ? 0xffffffffu : cd_len);
+    le32(p + 16, cd_off > ZIP64_LIMIT ? 0xffffffffu : cd_off);
+    fw_put(w, e, (size_t)(p + ZIP_END - e));
+}
+
+static void npz_write(struct fw *w, const struct lb_fmt_shape *s)
+{
+    struct npz_member m[2];
+    uint8_t lh[ZIP_LOCAL + 5 + ZIP_EXTRA64], cd[2][ZIP_CENTRAL + 5 + 4 + 24];
+    uint64_t cd_off = w->off, cd_len = 0;
+    npz_members(s, m);
+    for (int i = 0; i < 2 && w->rc == 0; i++) {
+        m[i].off = w->off;
+        m[i].crc = 0;
+        zip_local(lh, &m[i]);
+        fw_put(w, lh, sizeof lh);
+        w->sum = 1;
+        w->crc = 0;
+        fw_put(w, m[i].hdr, m[i].hlen);
+        if (i == 0)
+            fw_pattern(w, m[i].data);
+        else
+            fw_zeros(w, m[i].data);
+        w->sum = 0;
+        m[i].crc = w->crc;
+        zip_local(lh, &m[i]);           /* the CRC, once known */
+        fw_at(w, lh, sizeof lh, m[i].off);
+    }
+    cd_off = w->off;
+    for (int i = 0; i < 2; i++) {
+        size_t n = zip_central(cd[i], &m[i]);
+        fw_put(w, cd[i], n);
+        cd_len += n;
+    }
+    zip_end(w, cd_off, cd_len);
+}
+
+/* ---- TFRecord ---- */
+
+static size_t vlen(uint64_t v)
+{
+    size_t n = 1;
+    while (v >>= 7)
+        n++;
+    return n;
+}
+
+static size_t vput(uint8_t *p, uint64_t v)
+{
+    size_t n = 0;
+    for (; v >= 0x80; v >>= 7)
+        p[n++] = (uint8_t)(v | 0x80);
+    p[n++] = (uint8_t)v;
+    return n;
+}
+
+/* The tf.train.Example of a sample of L bytes: the bytes before the image
+ * (pre), the image, the bytes after it (post: the size feature).  Returns
+ * the serialized length. */
+static uint64_t tf_example(uint64_t L, uint8_t *pre, size_t *npre, uint8_t *post, size_t *npost)
+{
+    uint64_t bl = 1 + vlen(L) + L, fe = 1 + vlen(bl) + bl;
+    uint64_t en1 = 7 + 1 + vlen(fe) + fe;
+    uint64_t il = 1 + vlen(vlen(L)) + vlen(L), fs = 1 + vlen(il) + il;
+    uint64_t en2 = 6 + 1 + vlen(fs) + fs;
+    uint64_t fts = 1 + vlen(en1) + en1 + 1 + vlen(en2) + en2;
+    size_t n = 0, m = 0;
+    if (pre) {
+        pre[n++] = 0x0a, n += vput(pre + n, fts);           /* Example.features */
+        pre[n++] = 0x0a, n += vput(pre + n, en1);           /* feature["image"] */
+        memcpy(pre + n, "\x0a\x05image\x12", 8), n += 8;
+        n += vput(pre + n, fe);
+        pre[n++] = 0x0a, n += vput(pre + n, bl);            /* bytes_list */
+        pre[n++] = 0x0a, n += vput(pre + n, L);             /* value */
+        post[m++] = 0x0a, m += vput(post + m, en2);         /* feature["size"] */
+        memcpy(post + m, "\x0a\x04size\x12", 7), m += 7;
+        m += vput(post + m, fs);
+        post[m++] = 0x1a, m += vput(post + m, il);          /* int64_list */
+        post[m++] = 0x0a, m += vput(post + m, vlen(L));     /* packed value */
+        m += vput(post + m, L);
+        *npre = n;
+        *npost = m;
+    }
+    return 1 + vlen(fts) + fts;
+}
+
+static void tf_write(struct fw *w, const struct lb_fmt_shape *s)
+{
+    uint8_t pre[64], post[64], hdr[12], tail[4];
+    size_t npre, npost;
+    uint64_t ex = tf_example(s->len, pre, &npre, post, &npost);
+    le64(hdr, ex);
+    le32(hdr + 8, lb_fmt_tf_mask(lb_crc32c(0, hdr, 8)));
+    for (uint32_t j = 0; j < s->spf && w->rc == 0; j++) {
+        fw_put(w, hdr, sizeof hdr);
+        w->sum = 2;
+        w->crc = 0;
+        fw_put(w, pre, npre);
+        fw_pattern(w, s->len);
+        fw_put(w, post, npost);
+        w->sum = 0;
+        le32(tail, lb_fmt_tf_mask(w->crc));
+        fw_put(w, tail, sizeof tail);
+    }
+}
+
+void lb_fmt_tf_init(struct lb_fmt_tf *t)
+{
+    memset(t, 0, sizeof *t);
+    t->need = 12;
+}
+
+static int tf_bad(char *msg, size_t len, const struct lb_fmt_tf *t, const char *what)
+{
+    snprintf(msg, len, "not a TFRecord file: %s in record %llu", what,
+             (unsigned long long)t->records);
+    return -EILSEQ;
+}
+
+int lb_fmt_tf_feed(struct lb_fmt_tf *t, const char *p, size_t n,
+                   void (*rec)(void *, uint64_t), void *arg, char *msg, size_t len)
+{
+    while (n) {
+        size_t k = n < t->need ? n : (size_t)t->need;
+        if (t->part == 1)
+            t->crc = lb_crc32c(t->crc, p, k);
+        else
+            memcpy(t->hdr + (t->part ? 4 : 12) - t->need, p, k);
+        p += k;
+        n -= k;
+        if ((t->need -= k))
+            continue;
+        if (t->part == 0) {
+            if (rd32(t->hdr + 8) != lb_fmt_tf_mask(lb_crc32c(0, t->hdr, 8)))
+                return tf_bad(msg, len, t, "length CRC mismatch");
+            t->len = rd64(t->hdr);
+            t->crc = 0;
+            t->part = t->len ? 1 : 2;
+            t->need = t->len ? t->len : 4;
+        } else if (t->part == 1) {
+            t->part = 2;
+            t->need = 4;
+        } else {
+            if (rd32(t->hdr) != lb_fmt_tf_mask(t->crc))
+                return tf_bad(msg, len, t, "data CRC mismatch");
+            rec(arg, t->records++);
+            t->part = 0;
+            t->need = 12;
+        }
+    }
+    return 0;
+}
+
+int lb_fmt_tf_end(const struct lb_fmt_tf *t, char *msg, size_t len)
+{
+    if (t->part == 0 && t->need == 12)
+        return 0;
+    return tf_bad(msg, len, t, "file ends inside");
+}
+
+/* ---- HDF5-like ---- */
+
+static uint64_t h5_chunks(const struct lb_fmt_shape *s)
+{
+    uint64_t total = s->len * s->spf;
+    return (total + s->chunk - 1) / s->chunk;
+}
+
+static uint64_t h5_data_addr(const struct lb_fmt_shape *s)
+{
+    uint64_t idx_end = H5_SB + H5_OH + 16 * h5_chunks(s);
+    return (idx_end + H5_ALIGN - 1) / H5_ALIGN * H5_ALIGN;
+}
+
+static void h5_write(struct fw *w, const struct lb_fmt_shape *s)
+{
+    uint8_t sb[H5_SB + H5_OH] = {0}, e[16];
+    uint64_t nc = h5_chunks(s), data = h5_data_addr(s), labels = data + nc * s->chunk;
+    memcpy(sb, h5_sig, 8);
+    sb[8] = 3;                          /* superblock version */
+    memcpy(sb + 16, "lbh5", 4);
+    le64(sb + 24, H5_SB);               /* the object header */
+    le64(sb + 32, labels + 8ull * s->spf);      /* end of file */
+    uint8_t *oh = sb + H5_SB;
+    memcpy(oh, "OHDR", 4);
+    memcpy(oh + 8, "records_0", 10);
+    le64(oh + 24, s->spf);
+    le64(oh + 32, s->len);
+    le64(oh + 40, s->chunk);
+    le64(oh + 48, nc);
+    le64(oh + 56, H5_SB + H5_OH);       /* chunk index */
+    le64(oh + 64, data);
+    le64(oh + 72, labels);
+    fw_put(w, sb, sizeof sb);
+    for (uint64_t i = 0; i < nc && w->rc == 0; i++) {
+        le64(e, data + i * s->chunk);
+        le64(e + 8, s->chunk);
+        fw_put(w, e, sizeof e);
+    }
+    fw_zeros(w, data - w->off);
+    fw_pattern(w, s->len * s->spf);
+    fw_zeros(w, labels - w->off + 8ull * s->spf);
+}
+
+/* ---- sizes and the writer's door ---- */
+
+uint64_t lb_fmt_file_size(enum lb_train_container k, const struct lb_fmt_shape *s)
+{
+    uint64_t a, b;
+    switch (k) {
+    case LB_TRAIN_NPZ:
+        return npz_size(s, &a, &b);
+    case LB_TRAIN_TFRECORD:
+        return s->spf * (16 + tf_example(s->len, NULL, NULL, NULL, NULL));
+    case LB_TRAIN_HDF5:
+        return h5_data_addr(s) + h5_chunks(s) * s->chunk + 8ull * s->spf;
+    default:
+        return s->len * s->spf;
+    }
+}
+
+int lb_fmt_write(enum lb_train_container k, int fd, const struct lb_fmt_shape *s,
+                 uint64_t f, char *buf, size_t buflen)
+{
+    struct fw w = {.fd = fd, .pat = buf, .patlen = buflen, .f = f};
+    if (k == LB_TRAIN_NPZ)
+        npz_write(&w, s);
+    else if (k == LB_TRAIN_TFRECORD)
+        tf_write(&w, s);
+    else if (k == LB_TRAIN_HDF5)
+        h5_write(&w, s);
+    else
+        fw_pattern(&w, s->len * s->spf);
+    return w.rc;
+}
+
+/* ---- reading ---- */
+
+static int pread_all(int fd, void *buf, uint64_t len, uint64_t off, struct lb_fmt_io *io)
+{
+    char *p = buf;
+    while (len) {
+        ssize_t n = pread(fd, p, len, (off_t)off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return n < 0 ? -errno : -ENODATA;
+        p += n;
+        len -= (uint64_t)n;
+        off += (uint64_t)n;
+        io->bytes += (uint64_t)n;
+    }
+    return 0;
+}
+
+/* len bytes from off in reads of at most `piece` bytes into the scratch. */
+static int read_span(int fd, uint64_t off, uint64_t len, uint64_t piece, struct lb_fmt_io *io)
+{
+    piece = piece < io->buflen ? piece : io->buflen;
+    int rc = 0;
+    while (rc == 0 && len) {
+        uint64_t n = len < piece ? len : piece;
+        rc = pread_all(fd, io->buf, n, off, io);
+        off += n;
+        len -= n;
+    }
+    return rc;
+}
+
+static int bad(struct lb_fmt_io *io, int rc, const char *what)
+{
+    snprintf(io->msg, sizeof io->msg, "%s", what);
+    return rc;
+}
+
+/* The end records: where the central directory is and how long it is. */
+static int npz_end(int fd, struct lb_fmt_io *io, uint64_t *cd_off, uint64_t *cd_len)
+{
+    uint8_t *b = (uint8_t *)io->buf;
+    off_t size = lseek(fd, 0, SEEK_END);
+    if (size < 0)
+        return -errno;
+    if ((uint64_t)size < ZIP_END)
+        return bad(io, -EILSEQ, "not a zip file (too short)");
+    uint64_t at = (uint64_t)size - ZIP_END;
+    int rc = pread_all(fd, b, ZIP_END, at, io);
+    if (rc == 0 && rd32(b) != 0x06054b50) {     /* a comment: search the tail */
+        uint64_t tail = (uint64_t)size < 65536 + ZIP_END ? (uint64_t)size : 65536 + ZIP_END;
+        rc = pread_all(fd, b, tail, (uint64_t)size - tail, io);
+        int64_t i = (int64_t)tail - ZIP_END;
+        while (rc == 0 && i >= 0 && rd32(b + i) != 0x06054b50)
+            i--;
+        if (rc == 0 && i < 0)
+            return bad(io, -EILSEQ, "not a zip file (no end of central directory)");
+        at = (uint64_t)size - tail + (uint64_t)i;
+        memmove(b, b + i, ZIP_END);
+    }
+    if (rc < 0)
+        return rc;
+    *cd_len = rd32(b + 12);
+    *cd_off = rd32(b + 16);
+    if (at < ZIP64_LOCATOR)
+        return 0;
+    rc = pread_all(fd, b, ZIP64_LOCATOR, at - ZIP64_LOCATOR, io);   /* as zipfile */
+    if (rc < 0 || rd32(b) != 0x07064b50)
+        return rc;
+    uint64_t e64 = rd64(b + 8);
+    if ((rc = pread_all(fd, b, ZIP64_END, e64, io)) < 0)
+        return rc;
+    if (rd32(b) != 0x06064b50)
+        return bad(io, -EILSEQ, "not a zip file (bad zip64 end record)");
+    *cd_len = rd64(b + 40);
+    *cd_off = rd64(b + 48);
+    return 0;
+}
+
+/* Finds x.npy in the central directory: its local header and size. */
+static int npz_find(const uint8_t *cd, uint64_t len, struct lb_fmt_io *io,
+                    uint64_t *hoff, uint64_t *size)
+{
+    for (uint64_t i = 0; i + ZIP_CENTRAL <= len;) {
+        const uint8_t *e = cd + i;
+        if (rd32(e) != 0x02014b50)
+            return bad(io, -EILSEQ, "not a zip file (bad central directory)");
+        uint64_t nl = rd16(e + 28), xl = rd16(e + 30), cl = rd16(e + 32);
+        if (i + ZIP_CENTRAL + nl + xl > len)
+            break;
+        if (nl == 5 && !memcmp(e + 46, "x.npy", 5)) {
+            if (rd16(e + 10) != 0)
+                return bad(io, -ENOTSUP, "x.npy is compressed (numpy.savez_compressed): "
+                           "only stored members are read");
+            uint64_t csize = rd32(e + 20), off = rd32(e + 42);
+            for (uint64_t x = 0; x + 4 <= xl;) {        /* the zip64 extra */
+                const uint8_t *p = e + 46 + nl + x;
+                uint64_t id = rd16(p), sz = rd16(p + 2), k = 4;
+                if (id == 1) {
+                    if (rd32(e + 24) == 0xffffffffu && k + 8 <= sz + 4)
+                        k += 8;                         /* uncompressed size */
+                    if (csize == 0xffffffffu && k + 8 <= sz + 4)
+                        csize = rd64(p + k), k += 8;
+                    if (off == 0xffffffffu && k + 8 <= sz + 4)
+                        off = rd64(p + k);
+                }
+                x += 4 + sz;
+            }
+            *hoff = off;
+            *size = csize;
+            return 0;
+        }
+        i += ZIP_CENTRAL + nl + xl + cl;
+    }
+    return bad(io, -EILSEQ, "no member x.npy in the npz file");
+}
+
+int lb_fmt_npz_read(int fd, struct lb_fmt_io *io)
+{
+    uint8_t *b = (uint8_t *)io->buf;
+    uint64_t cd_off = 0, cd_len = 0, hoff = 0, size = 0;
+    int rc = npz_end(fd, io, &cd_off, &cd_len);
+    if (rc < 0)
+        return rc;
+    if (cd_len > io->buflen)
+        return bad(io, -EFBIG, "npz central directory larger than the read buffer");
+    if ((rc = pread_all(fd, b, cd_len, cd_off, io)) < 0 ||
+        (rc = npz_find(b, cd_len, io, &hoff, &size)) < 0)
+        return rc;
+    if ((rc = pread_all(fd, b, ZIP_LOCAL, hoff, io)) < 0)
+        return rc;
+    if (rd32(b) != 0x04034b50)
+        return bad(io, -EILSEQ, "not a zip file (bad local header)");
+    uint64_t nl = rd16(b + 26), xl = rd16(b + 28), data = hoff + ZIP_LOCAL + nl + xl;
+    if ((rc = pread_all(fd, b, nl, hoff + ZIP_LOCAL, io)) < 0)  /* the name, compared */
+        return rc;
+    if ((rc = pread_all(fd, b, 10, data, io)) < 0)
+        return rc;
+    if (memcmp(b, "\x93NUMPY", 6))
+        return bad(io, -EILSEQ, "x.npy is not a .npy array");
+    uint64_t hl = b[6] == 1 ? rd16(b + 8) : rd32(b + 8), pre = b[6] == 1 ? 10 : 12;
+    if (pre + hl > size || hl > io->buflen)
+        return bad(io, -EILSEQ, "x.npy has a bad header");
+    if ((rc = pread_all(fd, b, hl - (pre - 10), data + 10, io)) < 0)
+        return rc;
+    return read_span(fd, data + pre + hl, size - pre - hl, io->transfer, io);
+}
+
+int lb_fmt_hdf5_read(int fd, uint64_t j, struct lb_fmt_io *io, uint64_t *len)
+{
+    uint8_t *b = (uint8_t *)io->buf;
+    int rc = pread_all(fd, b, H5_SB, 0, io);
+    if (rc < 0)
+        return rc == -ENODATA ? bad(io, -EILSEQ, "not an HDF5-like file (too short)") : rc;
+    if (memcmp(b, h5_sig, 8) || memcmp(b + 16, "lbh5", 4))
+        return bad(io, -EILSEQ, "not an HDF5-like file laid out by luabench");
+    if ((rc = pread_all(fd, b, H5_OH, rd64(b + 24), io)) < 0)
+        return rc;
+    if (memcmp(b, "OHDR", 4))
+        return bad(io, -EILSEQ, "HDF5-like file without its dataset header");
+    uint64_t spf = rd64(b + 24), L = rd64(b + 32), C = rd64(b + 40), nc = rd64(b + 48);
+    uint64_t idx = rd64(b + 56);
+    if (j >= spf || C == 0 || (j * L + L + C - 1) / C > nc)
+        return bad(io, -EILSEQ, "HDF5-like file with fewer samples than expected");
+    uint64_t c0 = j * L / C, c1 = (j * L + L - 1) / C;
+    if (16 * (c1 - c0 + 1) > io->buflen)
+        return bad(io, -EFBIG, "HDF5-like sample spans more chunks than the buffer holds");
+    if ((rc = pread_all(fd, b, 16 * (c1 - c0 + 1), idx + 16 * c0, io)) < 0)
+        return rc;
+    uint64_t addr[64];
+    for (uint64_t c = c0; c <= c1 && rc == 0; c += 64) {
+        uint64_t n = c1 - c + 1 < 64 ? c1 - c + 1 : 64, csize = 0;
+        for (uint64_t i = 0; i < n; i++)
+            addr[i] = rd64(b + 16 * (c - c0 + i)), csize = rd64(b + 16 * (c - c0 + i) + 8);
+        for (uint64_t i = 0; i < n && rc == 0; i++)
+            rc = read_span(fd, addr[i], csize, UINT64_MAX, io);     /* a chunk at once */
+        if (rc == 0 && c + 64 <= c1)            /* the index again, past the data */
+            rc = pread_all(fd, b, 16 * (c1 - c0 + 1), idx + 16 * c0, io);
+    }
+    *len = L;
+    return rc;
+}

@@ -1,0 +1,76 @@
+/*
+ * Container layouts of a training dataset (train_data.c, train.c): files
+ * written as numpy.savez writes an npz, as TensorFlow's TFRecordWriter
+ * writes a TFRecord file, or in an HDF5-like chunked layout, and read the
+ * way np.load, tf.data.TFRecordDataset and h5py read them.  Raw files
+ * (bytes and nothing else) are not here.  Internal to core/train.
+ */
+#ifndef LB_TRAIN_FMT_H
+#define LB_TRAIN_FMT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "train/train.h"
+
+#define LB_FMT_NPY_BUFFER (256u << 10)   /* numpy's read size for a zip member */
+#define LB_FMT_TF_BUFFER (256u << 10)    /* TFRecordDataset's default buffer */
+
+struct lb_fmt_shape {
+    uint32_t spf;                /* samples in the file */
+    uint64_t len;                /* bytes per sample */
+    uint64_t chunk;              /* hdf5: bytes per chunk */
+};
+
+/* Bytes the file of this shape holds. */
+uint64_t lb_fmt_file_size(enum lb_train_container k, const struct lb_fmt_shape *s);
+
+/* Writes the whole file f to fd (empty, at offset 0): headers, the
+ * samples' bytes (buf: buflen bytes of pattern, stamped per 4 KiB with the
+ * file and offset), trailers.  0 or -errno. */
+int lb_fmt_write(enum lb_train_container k, int fd, const struct lb_fmt_shape *s,
+                 uint64_t f, char *buf, size_t buflen);
+
+/* What a read learnt and did. */
+struct lb_fmt_io {
+    char *buf;                   /* scratch of buflen bytes (>= 64 KiB) */
+    size_t buflen;
+    uint64_t transfer;           /* bytes per data read */
+    uint64_t bytes;              /* read, added to */
+    char msg[256];               /* why a file is not what it should be */
+};
+
+/* np.load(path)['x'] on an open file: the end of central directory, the
+ * zip64 locator, the central directory, the member's local header, the
+ * .npy header, then the member's data in transfer-sized reads.
+ * 0, -errno, or -EILSEQ / -ENOTSUP with io->msg. */
+int lb_fmt_npz_read(int fd, struct lb_fmt_io *io);
+
+/* h5py's read of sample j of dataset records_0: the superblock, the
+ * dataset's object header, its chunk index entries for the sample, then
+ * each chunk it touches whole.  Sets *len to the sample's bytes. */
+int lb_fmt_hdf5_read(int fd, uint64_t j, struct lb_fmt_io *io, uint64_t *len);
+
+/* TFRecord framing, parsed from a stream fed in pieces of any size. */
+struct lb_fmt_tf {
+    uint64_t need;               /* bytes left of the current part */
+    uint64_t len;                /* the current record's data length */
+    uint32_t crc;                /* data CRC so far */
+    int part;                    /* 0 header, 1 data, 2 data CRC */
+    uint8_t hdr[12];
+    uint64_t records;            /* complete records so far */
+};
+
+void lb_fmt_tf_init(struct lb_fmt_tf *t);
+/* Parses n bytes; calls rec(arg, index) per complete, checked record.
+ * 0, or -EILSEQ with a message in msg. */
+int lb_fmt_tf_feed(struct lb_fmt_tf *t, const char *p, size_t n,
+                   void (*rec)(void *, uint64_t), void *arg, char *msg, size_t len);
+/* 0 at the end of a file when no record is cut short, else -EILSEQ. */
+int lb_fmt_tf_end(const struct lb_fmt_tf *t, char *msg, size_t len);
+
+/* The CRC-32 of zip (and zlib), continuing from crc (0 to start). */
+uint32_t lb_fmt_crc32(uint32_t crc, const void *buf, size_t len);
+/* TFRecord's masked crc32c. */
+uint32_t lb_fmt_tf_mask(uint32_t crc);
+
+#endif

@@ -1,0 +1,149 @@
+/*
+ * Description: format=tfrecord streams each file once per epoch and its
+ * records go through a shuffle buffer as tf.data's shuffle does: every
+ * sample comes out exactly once per epoch; with shuffle=file (no buffer)
+ * each file's records come out together and in order; with shuffle=sample
+ * the order differs from the stream's, yet the sample at position p is
+ * among the first p + shuffle_size records of the stream (the buffer
+ * holds no more); two accelerators stream disjoint files (every other file
+ * of the epoch's order), each taking floor(N / batch / K) steps, also with
+ * several readers per accelerator; drop_last=0 gives the last partial
+ * batch, drop_last=1 leaves it out.
+ */
+#include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "train.h"
+#include "check.h"
+#include "shm_dir.h"
+
+#define FILES 8
+#define SPF 16
+#define N (FILES * SPF)
+#define EPOCHS 2
+#define BUF 16
+
+struct record {
+    uint64_t order[EPOCHS][N];
+    _Atomic unsigned seen[EPOCHS][N];
+    _Atomic unsigned bad;
+};
+
+static struct record a, b;
+
+static void on_sample(void *arg, uint32_t epoch, uint64_t pos, uint64_t sample)
+{
+    struct record *rec = arg;
+    if (epoch >= EPOCHS || pos >= N || sample >= N) {
+        atomic_fetch_add(&rec->bad, 1);
+        return;
+    }
+    rec->order[epoch][pos] = sample;
+    atomic_fetch_add(&rec->seen[epoch][sample], 1);
+}
+
+static void cfg_for(struct lb_train_cfg *c, const char *dir, enum lb_train_shuffle sh,
+                    struct record *rec)
+{
+    lb_train_cfg_init(c);
+    c->dir = dir;
+    c->files = FILES;
+    c->samples_per_file = SPF;
+    c->format = LB_TRAIN_PACKED;
+    c->container = LB_TRAIN_TFRECORD;
+    c->transfer_size = 4096;
+    c->shuffle_size = BUF;
+    c->sample_size.a = 700;
+    c->batch_size = 8;
+    c->read_threads = 1;
+    c->epochs = EPOCHS;
+    c->shuffle = sh;
+    c->seed = 7;
+    c->on_sample = on_sample;
+    c->on_sample_arg = rec;
+    memset(rec, 0, sizeof *rec);
+}
+
+static void run(struct lb_train_cfg *c, uint64_t samples)
+{
+    struct lb_train_result res;
+    int rc = lb_train_run(c, &res);
+    CHECK(rc == 0, "lb_train_run: %d %s", rc, res.err);
+    CHECK(res.samples == samples, "samples %llu, expected %llu",
+          (unsigned long long)res.samples, (unsigned long long)samples);
+    lb_train_result_free(&res);
+}
+
+static void check_once(struct record *rec, const char *what)
+{
+    CHECK(rec->bad == 0, "%s: hook saw out-of-range values", what);
+    for (int e = 0; e < EPOCHS; e++)
+        for (int s = 0; s < N; s++)
+            CHECK(rec->seen[e][s] == 1, "%s: epoch %d sample %d came out %u times",
+                  what, e, s, rec->seen[e][s]);
+}
+
+int main(void)
+{
+    char dir[256];
+    struct lb_train_cfg c;
+    if (shm_dir_make(dir, sizeof dir, "tfrecord") < 0)
+        return 77;
+
+    /* without the buffer: the stream itself, file after file */
+    cfg_for(&c, dir, LB_SHUFFLE_FILE, &a);
+    run(&c, (uint64_t)N * EPOCHS);
+    check_once(&a, "file");
+    for (int e = 0; e < EPOCHS; e++)
+        for (int p = 0; p < N; p++)
+            if (p % SPF)
+                CHECK(a.order[e][p] == a.order[e][p - 1] + 1,
+                      "file: epoch %d position %d breaks a file's run", e, p);
+
+    /* the same file order (same seed) through a buffer of 16 */
+    cfg_for(&c, dir, LB_SHUFFLE_SAMPLE, &b);
+    run(&c, (uint64_t)N * EPOCHS);
+    check_once(&b, "sample");
+    for (int e = 0; e < EPOCHS; e++) {
+        uint64_t at[N];
+        for (int p = 0; p < N; p++)
+            at[a.order[e][p]] = (uint64_t)p;    /* position in the stream */
+        CHECK(memcmp(a.order[e], b.order[e], sizeof a.order[e]) != 0,
+              "sample: epoch %d in the stream's order", e);
+        for (int p = 0; p < N; p++)
+            CHECK(at[b.order[e][p]] < (uint64_t)p + BUF,
+                  "sample: epoch %d position %d holds record %llu of the stream", e, p,
+                  (unsigned long long)at[b.order[e][p]]);
+    }
+
+    /* two accelerators of three readers each: 4 files each, 128 / 8 / 2
+     * = 8 steps each; the readers complete batches concurrently */
+    cfg_for(&c, dir, LB_SHUFFLE_SAMPLE, &a);
+    c.accelerators = 2;
+    c.read_threads = 3;
+    c.prefetch = 1;
+    run(&c, (uint64_t)N * EPOCHS);
+    check_once(&a, "two accelerators");
+    for (int e = 0; e < EPOCHS; e++) {
+        unsigned files[2][FILES] = {{0}};
+        for (int p = 0; p < N; p++)
+            files[p / (N / 2)][a.order[e][p] / SPF]++;
+        for (int f = 0; f < FILES; f++)
+            CHECK(!files[0][f] != !files[1][f],
+                  "epoch %d: file %d streamed by both accelerators or neither", e, f);
+    }
+    /* 8 files of 5: batches of 3 leave 2 samples over per epoch */
+    shm_dir_remove(dir);
+    if (shm_dir_make(dir, sizeof dir, "tfrecord") < 0)
+        return 77;
+    cfg_for(&c, dir, LB_SHUFFLE_SAMPLE, &a);
+    c.samples_per_file = 5;
+    c.batch_size = 3;
+    c.read_threads = 2;
+    run(&c, 39ull * EPOCHS);
+    c.drop_last = false;
+    run(&c, 40ull * EPOCHS);
+    shm_dir_remove(dir);
+    return failures ? 1 : 0;
+}

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Description: lb.train never silently rewrites a dataset laid out with
+# other parameters: a changed sample_size or direct (where it rounds sizes)
+# is refused with exit 2 naming the parameter and both values, and the
+# files' sha256 and mtime stay as they were; so is a file of another size
+# in a dataset without luabench's record; relayout=1 rewrites the files and
+# says so on stderr.  More files extend a dataset without rewriting it.
+# num_subfolders=3 spreads the files over d0000..d0002 (file f in f % 3).
+# dir= a glob or a list reads an existing tree of any names as it is (raw
+# sizes from the files, npz through its zip directory), creating nothing
+# in it and changing nothing; a glob matching nothing is refused (exit 2).
+. "$(dirname "$0")/lib.sh"
+tmp=$(lb_tmpdir)
+cd "$tmp" || fail "cd $tmp"
+cat > run.lua <<'LUA'
+local t = {dir = args.dir, files = tonumber(args.files or 4), samples_per_file = 2,
+           sample_size = args.size or "10k", batch_size = 2, compute_time = 0,
+           format = args.format, relayout = args.relayout == "1", direct = args.direct == "1",
+           num_subfolders = tonumber(args.sub), shuffle = "none"}
+if args.list then
+  t.dir = {}
+  for p in args.list:gmatch("[^,]+") do t.dir[#t.dir + 1] = p end
+  t.files = nil
+end
+if args.glob then t.dir, t.files = args.glob, tonumber(args.files) end
+local r = lb.train(t)
+print(string.format("samples=%d bytes=%d laid=%d rewritten=%d", r.samples, r.bytes,
+                    r.layout.files, r.layout.rewritten))
+LUA
+lb() { "$LUABENCH" --quiet run.lua "$@"; }
+state() { (cd "$1" && find . -type f -printf '%p %T@\n' | sort && find . -type f | sort | xargs sha256sum); }
+
+out=$(lb dir="$tmp/ds") || fail "layout"
+contains "$out" "samples=8 bytes=81920 laid=4" "first run lays out 4 files"
+before=$(state "$tmp/ds")
+sleep 0.05
+expect_exit 2 "was laid out with sample_size=10240, this run asks for sample_size=12288: relayout=1 rewrites it" \
+  "$LUABENCH" --quiet run.lua dir="$tmp/ds" size=12k
+[ "$(state "$tmp/ds")" = "$before" ] || fail "a refused run changed the dataset"
+[ "$(wc -l < "$LB_ERR")" -eq 1 ] || fail "refusal not on one line: $(cat "$LB_ERR")"
+expect_exit 2 "was laid out with direct=0, this run asks for direct=1" \
+  "$LUABENCH" --quiet run.lua dir="$tmp/ds" direct=1
+[ "$(state "$tmp/ds")" = "$before" ] || fail "a refused direct run changed the dataset"
+out=$(lb dir="$tmp/ds") || fail "same parameters"
+contains "$out" "laid=0 rewritten=0" "same parameters reuse"
+[ "$(state "$tmp/ds")" = "$before" ] || fail "a reuse changed the dataset"
+
+out=$("$LUABENCH" --quiet run.lua dir="$tmp/ds" size=12k relayout=1 2>err.txt) || fail "relayout"
+contains "$out" "samples=8 bytes=98304 laid=4 rewritten=4" "relayout rewrites"
+contains "$(cat err.txt)" "relayout=1: rewrote 4 files of $tmp/ds (laid out with sample_size=10240 (this run: 12288))" \
+  "relayout said"
+[ "$(stat -c %s "$tmp/ds/shard_0003.dat")" -eq 24576 ] || fail "not rewritten"
+out=$(lb dir="$tmp/ds" size=12k files=6) || fail "extend"
+contains "$out" "laid=2 rewritten=0" "more files: two laid out, none rewritten"
+out=$(lb dir="$tmp/ds" size=12k files=3) || fail "fewer files"
+contains "$out" "laid=0" "fewer files reuse"
+
+# a dataset without the record: a file of another size is refused too
+rm "$tmp/ds/.luabench-shard.dat"
+before=$(state "$tmp/ds")
+expect_exit 2 "shard_0000.dat is 24576 bytes, not the 20480 this layout gives: laid out with other parameters" \
+  "$LUABENCH" --quiet run.lua dir="$tmp/ds"
+[ "$(state "$tmp/ds")" = "$before" ] || fail "a refused run changed the dataset without a record"
+
+# num_subfolders
+out=$(lb dir="$tmp/sub" sub=3 files=7) || fail "num_subfolders"
+[ "$(cd "$tmp/sub" && find . -name 'shard_*' | sort | tr '\n' ' ')" = \
+  "./d0000/shard_0000.dat ./d0000/shard_0003.dat ./d0000/shard_0006.dat ./d0001/shard_0001.dat ./d0001/shard_0004.dat ./d0002/shard_0002.dat ./d0002/shard_0005.dat " ] ||
+  fail "num_subfolders=3 layout: $(cd "$tmp/sub" && find . -name 'shard_*' | sort)"
+expect_exit 2 "was laid out with num_subfolders=3, this run asks for num_subfolders=1" \
+  "$LUABENCH" --quiet run.lua dir="$tmp/sub" files=7
+
+# an existing tree of other names, read as it is
+mkdir -p "$tmp/tree/a/b" "$tmp/tree/c"
+head -c 8192 /dev/urandom > "$tmp/tree/a/b/one.bin"
+head -c 4096 /dev/urandom > "$tmp/tree/c/two.bin"
+head -c 2048 /dev/urandom > "$tmp/tree/c/three.bin"
+lb dir="$tmp/npz" format=npz > /dev/null || fail "npz layout"
+cp "$tmp/npz/shard_0001.npz" "$tmp/tree/c/sample.npz"
+chmod -R a-w "$tmp/tree"
+before=$(state "$tmp/tree")
+out=$(lb glob="$tmp/tree/*/*.bin" files=2) || fail "glob of 2 files"
+contains "$out" "samples=4 bytes=6144" "the glob's 2 files (c/three.bin, c/two.bin; a/b/one.bin is deeper)"
+out=$(lb list="$tmp/tree/a/b/one.bin,$tmp/tree/c/two.bin") || fail "list"
+contains "$out" "samples=4 bytes=12288" "a list of 2 files"
+out=$(lb glob="$tmp/tree/c/*.npz" format=npz) || fail "npz glob"
+contains "$out" "samples=2 bytes=" "npz through its directory"
+[ "$(state "$tmp/tree")" = "$before" ] || fail "reading an existing tree changed it"
+expect_exit 2 "field 'dir': no file matches '$tmp/tree/*.none'" "$LUABENCH" --quiet run.lua glob="$tmp/tree/*.none"
+expect_exit 2 "field 'files': 5, but dir names 2 files" "$LUABENCH" --quiet run.lua glob="$tmp/tree/*/*.bin" files=5
+chmod -R u+w "$tmp/tree"
+pass
