@@ -244,7 +244,7 @@ end
 local FIO_SIZES = {size = true, filesize = true, io_size = true, offset = true,
                    zonesize = true, zonerange = true, zoneskip = true}
 local function fio_number(s)
-  return s:match("^%s*(%d+%.?%d*[%a%%]*)")
+  return s:match("^%s*(0[xX]%x+)") or s:match("^%s*(%d+%.?%d*[%a%%]*)")
 end
 local function fio_size_value(canon, value)
   if type(value) ~= "string" or value:find(",") then return value end
