@@ -23,6 +23,32 @@ void lb_rng_seed(struct lb_rng *r, uint64_t seed)
         r->s[i] = lb_rng_splitmix64(&x);
 }
 
+/* The components need s1 > 1, s2 > 7, s3 > 15 (L'Ecuyer's erratum); each
+ * comes from the previous one by fio's LCG step, then six draws are
+ * discarded.  53 is what fio's "(2^31) + (2^17) + (2^7)" evaluates to in C. */
+static uint32_t taus_floor(uint32_t x, uint32_t m)
+{
+    return x < m ? x + m : x;
+}
+
+void lb_taus88_seed(struct lb_taus88 *t, uint32_t seed)
+{
+    t->s1 = taus_floor(53u * 69069u ^ seed, 1);
+    t->s2 = taus_floor(t->s1 * 69069u ^ seed, 7);
+    t->s3 = taus_floor(t->s2 * 69069u ^ seed, 15);
+    for (int i = 0; i < 6; i++)
+        (void)lb_taus88_next(t);
+}
+
+uint64_t lb_taus88_fio_seed(uint64_t seed, unsigned thread_number, unsigned i)
+{
+    const uint64_t golden = 0x9e370001ull;
+
+    for (unsigned k = 0; k < 4 + i; k++)
+        seed *= golden;
+    return seed * thread_number + i;
+}
+
 /* Lemire's method: the high word of x * n is uniform in [0, n) once the
  * low word is outside the biased sliver [0, 2^64 mod n). */
 uint64_t lb_rng_below(struct lb_rng *r, uint64_t n)

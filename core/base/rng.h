@@ -52,6 +52,35 @@ static inline double lb_rng_double(struct lb_rng *r)
 /* Uniform integer in [0, n), without modulo bias; n > 0. */
 uint64_t lb_rng_below(struct lb_rng *r, uint64_t n);
 
+/* fio's own generator (L'Ecuyer's 1996 maximally equidistributed combined
+ * Tausworthe, "taus88") with fio's seeding, for the few draws whose exact
+ * sequence fio's numbers depend on: the direction of each I/O of a mixed
+ * job (rwmix), so that a job's bytes per direction are fio's. */
+struct lb_taus88 {
+    uint32_t s1, s2, s3;
+};
+
+/* fio's seed number i of thread (job clone) thread_number (1-based) for
+ * randseed seed, with randrepeat: init.c's setup_random_seeds. */
+uint64_t lb_taus88_fio_seed(uint64_t seed, unsigned thread_number, unsigned i);
+void lb_taus88_seed(struct lb_taus88 *t, uint32_t seed);
+
+static inline uint32_t lb_taus88_next(struct lb_taus88 *t)
+{
+    t->s1 = ((t->s1 & 0xfffffffeu) << 12) ^ (((t->s1 << 13) ^ t->s1) >> 19);
+    t->s2 = ((t->s2 & 0xfffffff8u) << 4) ^ (((t->s2 << 2) ^ t->s2) >> 25);
+    t->s3 = ((t->s3 & 0xfffffff0u) << 17) ^ (((t->s3 << 3) ^ t->s3) >> 11);
+    return t->s1 ^ t->s2 ^ t->s3;
+}
+
+/* An integer in [lo, hi], scaled from one draw as fio's rand_between. */
+static inline uint32_t lb_taus88_between(struct lb_taus88 *t, uint32_t lo, uint32_t hi)
+{
+    double r = lb_taus88_next(t) / 4294967296.0;
+
+    return lo + (uint32_t)((double)(hi - lo + 1) * r);
+}
+
 /* A keyed bijection of [0, n): a 4-round Feistel network on 2 * half bits
  * (the smallest even width covering n, half >= 2) with cycle walking:
  * values >= n are encrypted again until they fall below n.  The domain is

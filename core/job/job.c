@@ -25,6 +25,7 @@ unsigned lb_rw_dirs(int rw)
     case LB_RW_WRITE: case LB_RW_RANDWRITE: return 1u << LB_WRITE;
     case LB_RW_TRIM: case LB_RW_RANDTRIM: return 1u << LB_TRIM;
     case LB_RW_RW: case LB_RW_RANDRW: return 1u << LB_READ | 1u << LB_WRITE;
+    case LB_RW_TRIMWRITE: case LB_RW_RANDTRIMWRITE: return 1u << LB_TRIM | 1u << LB_WRITE;
     default: return 1u << LB_READ;
     }
 }

@@ -22,10 +22,16 @@ enum { LB_SYNC_OP = 3, LB_DATASYNC_OP = 4, LB_IO_OPS = 5 };
 enum lb_rw {
     LB_RW_READ, LB_RW_WRITE, LB_RW_TRIM, LB_RW_RW,            /* sequential */
     LB_RW_RANDREAD, LB_RW_RANDWRITE, LB_RW_RANDTRIM, LB_RW_RANDRW,
+    LB_RW_TRIMWRITE, LB_RW_RANDTRIMWRITE,   /* each block trimmed, then written */
 };
-#define LB_RW_IS_RANDOM(rw) ((rw) >= LB_RW_RANDREAD)
+#define LB_RW_IS_RANDOM(rw) ((rw) >= LB_RW_RANDREAD && (rw) != LB_RW_TRIMWRITE)
+#define LB_RW_IS_TRIMWRITE(rw) ((rw) == LB_RW_TRIMWRITE || (rw) == LB_RW_RANDTRIMWRITE)
 
 enum lb_fst { LB_FST_ROUNDROBIN, LB_FST_SEQUENTIAL, LB_FST_RANDOM };
+/* fio's random_generator: the tausworthe ones draw uniform offsets
+ * (luabench's 64-bit generator either way); lfsr visits every block once
+ * per pass, norandommap or not (luabench's keyed permutation). */
+enum lb_randgen { LB_RANDGEN_TAUSWORTHE, LB_RANDGEN_LFSR, LB_RANDGEN_TAUSWORTHE64 };
 enum lb_rate_process { LB_RATE_LINEAR, LB_RATE_POISSON };
 /* fadvise_hint, in the order of its values: none, the job's own pattern. */
 enum lb_fadv { LB_FADV_NONE, LB_FADV_PATTERN, LB_FADV_SEQUENTIAL, LB_FADV_RANDOM };
@@ -91,6 +97,7 @@ struct lb_job {
     bool randrepeat;
     uint64_t randseed;
     bool norandommap;
+    int random_generator;        /* enum lb_randgen */
     int random_distribution;     /* enum lb_dist_kind */
     double random_param;
     bool hipri;                  /* pvsync2 RWF_HIPRI, io_uring IOPOLL */

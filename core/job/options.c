@@ -163,6 +163,10 @@ const struct lb_opt lb_opts[] = {
     O("randseed", NULL, LB_OPT_U64, randseed, "seed of the random offsets"),
     O("norandommap", NULL, LB_OPT_BOOL, norandommap,
       "random offsets may repeat within a pass"),
+    O("random_generator", NULL, LB_OPT_ENUM, random_generator,
+      "random offsets: tausworthe|lfsr|tausworthe64 (lfsr: every block once per pass, "
+      "even with norandommap)",
+      .values = "tausworthe|lfsr|tausworthe64"),
     O("random_distribution", NULL, LB_OPT_SPECIAL, random_distribution,
       "popularity of blocks: random|zipf:theta|pareto:h|normal:sigma",
       .set = lb_opt_set_random_distribution, .arg = "dist[:param]"),
@@ -443,12 +447,13 @@ static const char *const rw_names[] = {
     [LB_RW_READ] = "read", [LB_RW_WRITE] = "write", [LB_RW_TRIM] = "trim",
     [LB_RW_RW] = "rw", [LB_RW_RANDREAD] = "randread",
     [LB_RW_RANDWRITE] = "randwrite", [LB_RW_RANDTRIM] = "randtrim",
-    [LB_RW_RANDRW] = "randrw",
+    [LB_RW_RANDRW] = "randrw", [LB_RW_TRIMWRITE] = "trimwrite",
+    [LB_RW_RANDTRIMWRITE] = "randtrimwrite",
 };
 
 static const char *rw_name(int rw)
 {
-    return rw >= 0 && rw <= LB_RW_RANDRW ? rw_names[rw] : "?";
+    return rw >= 0 && rw <= LB_RW_RANDTRIMWRITE ? rw_names[rw] : "?";
 }
 
 static int check_counts(const struct lb_job *j, char *err, size_t n)

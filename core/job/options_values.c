@@ -203,8 +203,8 @@ int lb_opt_set_rw(struct lb_job *j, const char *v, char *err, size_t n)
     uint64_t skip = 0;
     if (rw < 0)
         return lb_opt_say(err, n, "expected read|write|trim|randread|randwrite|randtrim"
-                          "|rw|readwrite|randrw");
-    if (rw > LB_RW_RANDRW)               /* readwrite, fio's synonym of rw */
+                          "|rw|readwrite|randrw|trimwrite|randtrimwrite");
+    if (rw > LB_RW_RANDTRIMWRITE)        /* readwrite, fio's synonym of rw */
         rw = LB_RW_RW;
     if (v[l] && LB_RW_IS_RANDOM(rw))
         return lb_opt_say(err, n, "a ':' suffix is supported with sequential patterns only "

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include "job/options.h"
 
-#define LB_RW_VALUES "read|write|trim|rw|randread|randwrite|randtrim|randrw"
+#define LB_RW_VALUES "read|write|trim|rw|randread|randwrite|randtrim|randrw|trimwrite|randtrimwrite"
 
 /* Formats a message into err; @return -EINVAL. */
 int lb_opt_say(char *err, size_t len, const char *fmt, ...)

@@ -6,7 +6,10 @@
  *
  * Seeds: with randrepeat (the default) everything derives from randseed,
  * the job's index in the run and the clone number, so a run repeats its
- * offsets exactly; without it from the clock.
+ * offsets exactly; without it from the clock.  The direction draws of a
+ * mixed job are fio's own (generator, seed from randseed, 0x89 when unset
+ * as in fio, and the clone's number in the run), so that the bytes per
+ * direction are those fio reports for the same job.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -76,8 +79,13 @@ static void ddir_setup(struct lb_worker *w, struct lb_gen *g)
 
     g->random = LB_RW_IS_RANDOM(rw);
     g->mixed = rw == LB_RW_RW || rw == LB_RW_RANDRW;
+    g->trimwrite = LB_RW_IS_TRIMWRITE(rw);
     g->mixread = w->job->rwmixread;
-    g->ddir = (uint8_t)lb_rw_ddir(rw);
+    g->mix_seed = (uint32_t)(w->job->randrepeat
+                             ? lb_taus88_fio_seed(w->job->randseed ? w->job->randseed : 0x89,
+                                                  w->id + 1, 4)
+                             : lb_rng_next(&g->rng_aux));
+    g->ddir = (uint8_t)(g->trimwrite ? LB_TRIM : lb_rw_ddir(rw));
 }
 
 static int files_setup(struct lb_worker *w, struct lb_gen *g)
@@ -127,7 +135,8 @@ int lb_gen_setup(struct lb_worker *w)
     g->align = lb_job_align(j);
     g->skip = j->rw_skip;
     g->skewed = g->random && j->random_distribution != LB_DIST_RANDOM;
-    g->randmap = g->random && !g->skewed && !j->norandommap;
+    g->randmap = g->random && !g->skewed &&
+                 (!j->norandommap || j->random_generator == LB_RANDGEN_LFSR);
     w->loops = j->loops ? j->loops : 1;
     w->time_based = j->time_based;
     if (files_setup(w, g))
@@ -145,13 +154,16 @@ static void pass_reset(struct lb_worker *w)
     struct lb_gen *g = &w->gen;
 
     g->pass_bytes = g->pass_ops = 0;
+    g->tw_due = false;
     g->nexh = 0;
     g->cur = 0;
     g->cur_used = false;
+    lb_taus88_seed(&g->mix_rng, g->mix_seed);    /* fio reseeds each loop */
+    g->mix_limit = 0;
     for (unsigned i = 0; i < w->nfiles; i++) {
         struct lb_wfile *f = &w->wf[i];
 
-        f->pos = 0;
+        f->pos = f->wpos = 0;
         f->exhausted = false;
         if (g->randmap)
             lb_perm_init(&f->perm, f->nblocks, lb_rng_next(&g->rng_off));

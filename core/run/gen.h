@@ -34,9 +34,25 @@ unsigned lb_gen_file(struct lb_worker *w);
 /* A block size of direction d drawn from bsrange or bssplit. */
 uint32_t lb_gen_bs(struct lb_worker *w, unsigned d);
 
+/* fio's rwmix rule (io_u.c get_rw_ddir): once the count of the direction
+ * drawn last reaches mix_limit, a direction is drawn (rwmixread percent
+ * reads); on a change the new one is kept until its own count reaches the
+ * old one's count times the new one's percentage.  Counts run over the whole
+ * job, the limit restarts each pass: the bytes per direction are fio's. */
 static inline unsigned lb_gen_ddir(struct lb_gen *g)
 {
-    return ((lb_rng_next(&g->rng_aux) >> 32) * 100 >> 32) < g->mixread ? LB_READ : LB_WRITE;
+    unsigned d = g->mix_dir;
+
+    if (g->mix_issued[d] >= g->mix_limit) {
+        unsigned nd = lb_taus88_between(&g->mix_rng, 1, 100) <= g->mixread ? LB_READ : LB_WRITE;
+
+        if (nd != d)
+            g->mix_limit = g->mix_issued[d] *
+                           (nd == LB_READ ? g->mixread : 100 - g->mixread) / 100;
+        d = g->mix_dir = (uint8_t)nd;
+    }
+    g->mix_issued[d]++;
+    return d;
 }
 
 static inline void lb_gen_exhaust(struct lb_gen *g, struct lb_wfile *f)
@@ -47,9 +63,13 @@ static inline void lb_gen_exhaust(struct lb_gen *g, struct lb_wfile *f)
     }
 }
 
-static inline uint64_t lb_gen_seq(struct lb_gen *g, struct lb_wfile *f, uint32_t len)
+/* Sequential: the next offset of direction d.  As in fio, the writes of
+ * a mixed or trimwrite job have their own position (wpos), which starts at
+ * the beginning too. */
+static inline uint64_t lb_gen_seq(struct lb_gen *g, struct lb_wfile *f, uint32_t len, unsigned d)
 {
-    uint64_t off = f->pos, next = off + len + g->skip;
+    uint64_t *pos = (g->mixed || g->trimwrite) && d == LB_WRITE ? &f->wpos : &f->pos;
+    uint64_t off = *pos, next = off + len + g->skip;
 
     /* fio issues no I/O that would cross the end: the file is done when
      * the next one (rw=read:N skips N) does not fit */
@@ -58,7 +78,7 @@ static inline uint64_t lb_gen_seq(struct lb_gen *g, struct lb_wfile *f, uint32_t
         f->drop_due = g->wrap_drop;
         lb_gen_exhaust(g, f);
     }
-    f->pos = next;
+    *pos = next;
     return off;
 }
 
@@ -90,6 +110,44 @@ static inline void lb_gen_seen(struct lb_worker *w, unsigned d, uint32_t len)
         w->seen_max[d] = len;
 }
 
+/* randtrimwrite: the write of the block just trimmed, its offset and
+ * length (fio copies the trim's). */
+static inline int lb_gen_tw_write(struct lb_worker *w, struct lb_io *io)
+{
+    struct lb_gen *g = &w->gen;
+
+    g->tw_due = false;
+    io->file = &w->files[g->tw_file];
+    io->offset = io->file->file_offset + g->tw_off;
+    io->len = g->tw_len;
+    io->ddir = LB_WRITE;
+    lb_gen_seen(w, LB_WRITE, io->len);
+    g->pass_bytes += io->len;
+    g->pass_ops++;
+    return GEN_OP;
+}
+
+/* trimwrite, randtrimwrite as fio (io_u.c set_rw_ddir): a trim, then
+ * writes until one starts where the trim did; sequential writes have their
+ * own position and block size (a varying one the trim's: fio seeds both
+ * draws alike), so each trim is followed by the write of its block unless
+ * bs sets different sizes for the two.  Only the writes count against the pass
+ * (fio's bytes of a writing job), and it ends before a trim, never
+ * between a trim and its writes. */
+static inline void lb_gen_tw_note(struct lb_gen *g, unsigned d, unsigned fi, uint64_t off,
+                                  uint32_t len)
+{
+    if (d == LB_TRIM) {
+        g->pass_bytes -= len;
+        g->tw_due = true;
+        g->tw_file = fi;
+        g->tw_off = off;
+        g->tw_len = len;
+    } else {
+        g->tw_due = off != g->tw_off;
+    }
+}
+
 /* GEN_OP with io's file, offset, len and ddir set; GEN_PASS at the end of
  * a pass that must be verified; GEN_END when there is nothing more. */
 static inline int lb_gen_core(struct lb_worker *w, struct lb_io *io)
@@ -100,19 +158,22 @@ static inline int lb_gen_core(struct lb_worker *w, struct lb_io *io)
     uint32_t len;
     uint64_t off;
 
-    if (__builtin_expect(g->pass_bytes >= g->pass_budget || g->nexh >= g->exh_limit, 0)) {
+    if (__builtin_expect(g->tw_due && g->random, 0))
+        return lb_gen_tw_write(w, io);
+    if (__builtin_expect(g->pass_bytes >= g->pass_budget ||
+                         (g->nexh >= g->exh_limit && !g->tw_due), 0)) {
         int r = lb_gen_pass_end(w);
 
         if (r != GEN_OP)
             return r;
     }
-    d = g->mixed ? lb_gen_ddir(g) : g->ddir;
-    len = g->bs_fixed[d] ? g->bs_fixed[d] : lb_gen_bs(w, d);
-    fi = g->nfiles == 1 ? 0 : lb_gen_file(w);
+    d = g->mixed ? lb_gen_ddir(g) : g->tw_due ? LB_WRITE : g->ddir;
+    len = g->bs_fixed[d] ? g->bs_fixed[d] : g->tw_due ? g->tw_len : lb_gen_bs(w, d);
+    fi = g->tw_due ? g->tw_file : g->nfiles == 1 ? 0 : lb_gen_file(w);
     f = &w->wf[fi];
     if (__builtin_expect(f->drop_due, 0))
         lb_gen_wrap_drop(w, fi);
-    off = g->random ? lb_gen_rand(w, g, f) : lb_gen_seq(g, f, len);
+    off = g->random ? lb_gen_rand(w, g, f) : lb_gen_seq(g, f, len, d);
     if (__builtin_expect(off + len > f->end, 0))
         len = (uint32_t)(f->end - off);
     lb_gen_seen(w, d, len);
@@ -122,6 +183,8 @@ static inline int lb_gen_core(struct lb_worker *w, struct lb_io *io)
     io->ddir = (uint8_t)d;
     g->pass_bytes += len;
     g->pass_ops++;
+    if (__builtin_expect(g->trimwrite, 0))
+        lb_gen_tw_note(g, d, fi, off, len);
     return GEN_OP;
 }
 

@@ -227,9 +227,47 @@ static int sync_one(struct lb_worker *w, struct lb_file *f, int op)
     if (q < 0)
         io->result = q;
     w->st.fsyncs++;
+    w->last_sync = true;
     if (io->result >= 0 && w->measuring)
         record_sync(w, lb_clock_now() - io->t_start);
     return io->result < 0 ? io_failed(w, io) : 0;
+}
+
+/* fio's fsync=N (io_u.c get_rw_ddir): a sync goes before the next I/O,
+ * of either direction, when the writes issued so far are a multiple of N
+ * and the last operation done was not a sync; so there is none after a
+ * job's last write, and a mixed job syncs again before each read until its
+ * next write.  A new loop forgets the last sync (fio's clear_io_state):
+ * a loop that ends on a multiple of N syncs at its end and again before
+ * the next loop's first I/O.  Returns how many syncs are due before io,
+ * and counts io; once they are done, io's issue clears last_sync (fio's
+ * sync engines complete it before the next choice; counting at the issue
+ * gives an async engine the same syncs). */
+static unsigned syncs_before(struct lb_worker *w, const struct lb_io *io)
+{
+    bool mult = w->wissued && w->wissued % w->sync_every == 0;
+    unsigned n = mult && !w->last_sync;
+
+    if (w->pass != w->sync_pass) {
+        w->sync_pass = w->pass;
+        n += mult;
+    }
+    if (io->ddir == LB_WRITE)
+        w->wissued++;
+    if (w->gen.replay || w->opsrc)
+        n = 0;
+    if (!n)
+        w->last_sync = false;
+    return n;
+}
+
+static int sync_n(struct lb_worker *w, struct lb_file *f, unsigned n)
+{
+    int ret = 0;
+
+    while (n-- && !ret)
+        ret = lb_sync_files(w, f, w->sync_op);
+    return ret;
 }
 
 int lb_sync_files(struct lb_worker *w, struct lb_file *only, int op)
@@ -293,12 +331,6 @@ static int __attribute__((noinline)) complete_slow(struct lb_worker *w, struct l
         ret = check_block(w, io);
     if (w->measuring)
         record(w, io, t, sync);
-    if (d == LB_WRITE && w->sync_every && ++w->wsince >= w->sync_every) {
-        w->wsince = 0;
-        w->sync_due = io->file;
-        if (sync && !ret)
-            ret = lb_sync_files(w, io->file, w->sync_op);
-    }
     return ret;
 }
 
@@ -440,6 +472,10 @@ static int loop_sync(struct lb_worker *w)
             if (until && lb_pause_until(w, until))
                 return END_STOP;
         }
+        if (__builtin_expect(w->sync_every != 0, 0) &&
+            (e = sync_n(w, io->file, syncs_before(w, io))) != 0)
+            return e;
+        w->last_sync = false;
         io->t_done = 0;
         io->t_start = lb_clock_now();
         if (w->tmo_ns)
@@ -645,7 +681,11 @@ static int fill(struct lb_worker *w, const struct queue_rules *qr, unsigned *nq)
 
         if (lb_worker_stopping(w))
             return END_STOP;
-        if (io) {
+        if (w->held) {                   /* its syncs are done */
+            io = w->held;
+            w->held = NULL;
+            w->last_sync = false;
+        } else if (io) {
             w->pending = NULL;
             if (w->of && (q = lb_of_use(w, io)) != GEN_OP) {
                 if (q == GEN_BUSY) {
@@ -672,6 +712,11 @@ static int fill(struct lb_worker *w, const struct queue_rules *qr, unsigned *nq)
                 }
                 w->nfree++;
                 return g == GEN_PASS ? END_PASS : g == GEN_END ? END_DONE : END_STOP;
+            }
+            if (w->sync_every && (w->sync_n = syncs_before(w, io)) != 0) {
+                w->sync_due = io->file;  /* loop_async syncs once nothing is in flight */
+                w->held = io;
+                return 0;
             }
         }
         io->t_issue = io->t_done = 0;
@@ -723,6 +768,11 @@ static void drop_pending(struct lb_worker *w)
         if (w->gen.pass_ops)
             w->gen.pass_ops--;
     }
+    if (w->held) {
+        w->freeq[w->nfree++] = w->held;
+        w->held = NULL;
+        w->sync_due = NULL;
+    }
 }
 
 /* fio's do_io for an async engine: queue until the queue is full, submit
@@ -745,7 +795,7 @@ static int loop_async(struct lb_worker *w)
         }
         if (w->inflight == 0) {
             if (w->sync_due && !end) {
-                end = lb_sync_files(w, w->sync_due, w->sync_op);
+                end = sync_n(w, w->sync_due, w->sync_n);
                 continue;
             }
             if (end || w->pending) {

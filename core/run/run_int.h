@@ -40,6 +40,7 @@ struct lb_wfile {
     uint64_t end;                /* usable bytes: the region, whole blocks */
     uint64_t nblocks;            /* end / align */
     uint64_t pos;                /* seq: next offset in the region; random: I/O count */
+    uint64_t wpos;               /* seq, mixed: next offset of the writes */
     bool exhausted;              /* reached its end in this pass */
     bool drop_due;               /* wrapped: drop its cached pages (gen.wrap_drop) */
     struct lb_perm perm;         /* random map: this pass's order */
@@ -57,6 +58,15 @@ struct lb_gen {
     bool replay;                 /* verify phase: replaying a pass */
     bool convert;                /* writes become reads, other ops skipped */
     uint32_t mixread;            /* percent of reads */
+    struct lb_taus88 mix_rng;    /* rwmix draws, fio's generator and seed */
+    uint32_t mix_seed;
+    uint8_t mix_dir;             /* the direction drawn last */
+    uint64_t mix_issued[2];      /* I/Os generated per direction, all passes */
+    uint64_t mix_limit;          /* keep mix_dir until its count reaches this */
+    bool trimwrite;              /* each trim is followed by its write */
+    bool tw_due;                 /* the write of the last trim is next */
+    uint32_t tw_file, tw_len;
+    uint64_t tw_off;
     uint32_t bs_fixed[LB_DDIR_N];/* 0: bsrange or bssplit */
     uint64_t align;              /* blockalign */
     uint64_t skip;               /* rw_skip */
@@ -122,7 +132,12 @@ struct lb_worker {
     void *bufs;                  /* depth buffers of buf_len, 4 KiB aligned */
     size_t buf_len;
     struct lb_file *sync_due;    /* fsync this file once nothing is in flight */
-    uint32_t sync_every, wsince; /* fsync/fdatasync every N writes; writes since */
+    unsigned sync_n;             /* that many times (1 or 2, loop.c syncs_before) */
+    struct lb_io *held;          /* generated, waiting for sync_due */
+    uint32_t sync_every;         /* fsync/fdatasync before the I/O after every N writes */
+    uint64_t wissued;            /* writes generated, every pass */
+    bool last_sync;              /* the last operation done was a sync */
+    uint32_t sync_pass;          /* the pass of the last I/O generated */
     int sync_op;                 /* LB_SYNC_OP or LB_DATASYNC_OP */
     /* generator */
     struct lb_gen gen, gen_snap, gen_tmp;  /* now; at pass start; swap space */

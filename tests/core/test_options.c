@@ -391,7 +391,8 @@ static void test_messages(void)
     set_fails("size", "4x",
               "bad value '4x' for 'size': not a size (use a number with k, m, g, t: 4k, 100G)");
     set_fails("rw", "foo", "bad value 'foo' for 'rw': expected "
-              "read|write|trim|randread|randwrite|randtrim|rw|readwrite|randrw");
+              "read|write|trim|randread|randwrite|randtrim|rw|readwrite|randrw"
+              "|trimwrite|randtrimwrite");
     set_fails("iodepth", "-1", "bad value '-1' for 'iodepth': must not be negative");
     set_fails("size", "-4k", "bad value '-4k' for 'size': must not be negative");
     set_fails("iodepth", "0", "bad value '0' for 'iodepth': must be at least 1");

@@ -245,6 +245,25 @@ function P.owns(job, canon)
   return false
 end
 
+-- fio reads a size as a number and its unit and ignores what follows
+-- (str_to_decimal): "65536)" is 65536, and in a bsrange each end is read so,
+-- "512/25:1k:25" being 512-1k.  Values without such a tail are unchanged.
+local FIO_SIZES = {size = true, filesize = true, io_size = true, offset = true,
+                   zonesize = true, zonerange = true, zoneskip = true}
+local function fio_number(s)
+  return s:match("^%s*(0[xX]%x+)") or s:match("^%s*(%d+%.?%d*[%a%%]*)")
+end
+local function fio_size_value(canon, value)
+  if type(value) ~= "string" or value:find(",") then return value end
+  if FIO_SIZES[canon] then return fio_number(value) or value end
+  if canon == "bsrange" then
+    local a, b = value:match("^([^:%-]*)[:%-](.*)$")
+    a, b = a and fio_number(a), b and fio_number(b)
+    if a and b then return a .. "-" .. b end
+  end
+  return value
+end
+
 -- Sets name=value on job (a [global] or job table); ctx carries the
 -- option table and the notes already given.  Used by job files and the CLI.
 function P.set(ctx, job, name, value, w)
@@ -271,6 +290,7 @@ function P.set(ctx, job, name, value, w)
     if not n or n < 0 or n > 100 then fail(w, "bad value '" .. value .. "' for 'rwmixwrite'") end
     canon, value = "rwmixread", tostring(100 - math.floor(n))
   end
+  value = fio_size_value(canon, value)
   if canon == "name" then job.name = value end
   if job._own and not P.owns(job, canon) then job._own[#job._own + 1] = canon end
   job[canon] = value
