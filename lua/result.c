@@ -374,7 +374,7 @@ static void push_job_counts(lua_State *L, const struct lb_interval *iv, double s
 
 /* {index, start_ms, end_ms, duration_s, read = {total_ios, io_bytes, ios,
  * bytes, iops, bw_bytes, clat_hist, lat_hist}, write, trim[, jobs]}, strict
- * (lb_strict_record); jobs: each job's counts, in a run of several
+ * (lb_strict_record); jobs: each job's counts, in a run of several */
 void lb_push_interval(lua_State *L, const struct lb_interval *iv)
 {
     double secs = (double)(iv->end_ns - iv->start_ns) / 1e9;
