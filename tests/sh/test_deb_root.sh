@@ -65,14 +65,25 @@ case "$out" in *"svg "[1-9]*) ;; *) fail "report.histogram: $out" ;; esac
 out=$(luabench --quiet /usr/share/luabench/scripts/single_node.lua size=1m runtime=0.2s numjobs=1 bs=4k \
       rw=randread cache=none out=/tmp/elsewhere/sn 2>&1) || fail "single_node.lua: $out"
 for f in sn.json sn.md sn.csv sn.svg sn.html; do [ -s "/tmp/elsewhere/$f" ] || fail "no $f: $out"; done
-page=$(MANWIDTH=80 man luabench 2>&1) || fail "man luabench: $(echo "$page" | head -5)"
-case "$page" in *"LUABENCH(1)"*"SYNOPSIS"*) ;; *) fail "man luabench: $(echo "$page" | head -5)" ;; esac
-page=$(MANWIDTH=80 man 7 luabench-lua 2>&1) || fail "man 7 luabench-lua: $(echo "$page" | head -5)"
-case "$page" in *"LUABENCH-LUA(7)"*"lb.run(spec)"*) ;; *) fail "man 7 luabench-lua: $(echo "$page" | head -5)" ;; esac
-for p in /usr/share/man/man1/luabench.1 /usr/share/man/man7/luabench-lua.7; do
-  page=$(MANWIDTH=80 man -l "$p" 2>&1) || fail "man -l $p: $(echo "$page" | head -5)"
-  [ "$(echo "$page" | wc -l)" -gt 20 ] || fail "man -l $p: $(echo "$page" | head -5)"
-done
+# The pages are there unless dpkg is told to leave /usr/share/man out (as in
+# container images); they are rendered where man is installed.
+if ! grep -qs "^path-exclude=/usr/share/man" /etc/dpkg/dpkg.cfg.d/*; then
+  for p in /usr/share/man/man1/luabench.1 /usr/share/man/man7/luabench-lua.7; do
+    [ -s "$p" ] || fail "no $p after the install"
+  done
+  if command -v man >/dev/null; then
+    page=$(MANWIDTH=80 man luabench 2>&1) || fail "man luabench: $(echo "$page" | head -5)"
+    case "$page" in *"LUABENCH(1)"*"SYNOPSIS"*) ;; *) fail "man luabench: $(echo "$page" | head -5)" ;; esac
+    page=$(MANWIDTH=80 man 7 luabench-lua 2>&1) || fail "man 7 luabench-lua: $(echo "$page" | head -5)"
+    case "$page" in *"LUABENCH-LUA(7)"*"lb.run(spec)"*) ;; *) fail "man 7 luabench-lua: $(echo "$page" | head -5)" ;; esac
+    for p in /usr/share/man/man1/luabench.1 /usr/share/man/man7/luabench-lua.7; do
+      page=$(MANWIDTH=80 man -l "$p" 2>&1) || fail "man -l $p: $(echo "$page" | head -5)"
+      [ "$(echo "$page" | wc -l)" -gt 20 ] || fail "man -l $p: $(echo "$page" | head -5)"
+    done
+  else
+    echo "note: man is not installed here: the pages were not rendered"
+  fi
+fi
 dpkg -r luabench >/dev/null 2>&1 || fail "dpkg -r luabench"
 [ ! -e /usr/bin/luabench ] && [ ! -e /usr/share/luabench/stdlib/luabench/report/init.lua ] ||
   fail "files left after dpkg -r"
