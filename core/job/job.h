@@ -33,6 +33,9 @@ enum lb_fst { LB_FST_ROUNDROBIN, LB_FST_SEQUENTIAL, LB_FST_RANDOM };
  * per pass, norandommap or not (luabench's keyed permutation). */
 enum lb_randgen { LB_RANDGEN_TAUSWORTHE, LB_RANDGEN_LFSR, LB_RANDGEN_TAUSWORTHE64 };
 enum lb_rate_process { LB_RATE_LINEAR, LB_RATE_POISSON };
+/* fio's zonemode: none, or strided (zonesize bytes of I/O in each zone of
+ * zonerange bytes, then zonerange + zoneskip further on). */
+enum lb_zonemode { LB_ZONE_NONE, LB_ZONE_STRIDED };
 /* fadvise_hint, in the order of its values: none, the job's own pattern. */
 enum lb_fadv { LB_FADV_NONE, LB_FADV_PATTERN, LB_FADV_SEQUENTIAL, LB_FADV_RANDOM };
 /* continue_on_error bits, fio's names: none=0, read, write, io=read|write,
@@ -70,6 +73,10 @@ struct lb_job {
     uint64_t io_size;            /* bytes to transfer, 0 = size */
     uint64_t offset;
     uint64_t offset_increment;
+    int zonemode;                /* enum lb_zonemode */
+    uint64_t zonesize;           /* bytes of I/O in a zone before the next */
+    uint64_t zonerange;          /* bytes a zone spans, 0 = zonesize */
+    uint64_t zoneskip;           /* bytes skipped between zones */
     char *filename;              /* colon-separated list, "\:" escapes */
     char *directory;
     char *filename_format;       /* fio's $jobname.$jobnum.$filenum */

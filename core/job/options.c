@@ -111,6 +111,15 @@ const struct lb_opt lb_opts[] = {
     O("offset", NULL, LB_OPT_SIZE, offset, "where I/O starts in each file"),
     O("offset_increment", NULL, LB_OPT_SIZE, offset_increment,
       "clone N starts at offset + N times this"),
+    O("zonemode", NULL, LB_OPT_ENUM, zonemode,
+      "none, or strided: zonesize bytes of I/O in each zone, then the next zone",
+      .values = "none|strided"),
+    O("zonesize", NULL, LB_OPT_SIZE, zonesize,
+      "zonemode=strided: bytes of I/O in a zone before moving to the next"),
+    O("zonerange", NULL, LB_OPT_SIZE, zonerange,
+      "zonemode=strided: bytes a zone spans (default zonesize)"),
+    O("zoneskip", NULL, LB_OPT_SIZE, zoneskip,
+      "zonemode=strided: bytes skipped between zones (default 0)"),
     O("invalidate", NULL, LB_OPT_BOOL, invalidate,
       "drop the files' page cache before starting, and buffered time_based jobs at each "
       "wrap (default on)"),
@@ -492,6 +501,23 @@ static int check_bs(const struct lb_job *j, char *err, size_t n)
     return 0;
 }
 
+/* As fio 3.33: a zonesize needs zonemode=strided, which needs a zonesize. */
+static int check_zones(const struct lb_job *j, uint32_t bs, char *err, size_t n)
+{
+    uint64_t range = j->zonerange ? j->zonerange : j->zonesize;
+
+    if (j->zonemode == LB_ZONE_NONE) {
+        if (j->zonesize || j->zonerange || j->zoneskip)
+            return lb_opt_say(err, n, "zonesize, zonerange and zoneskip need zonemode=strided");
+        return 0;
+    }
+    if (!j->zonesize)
+        return lb_opt_say(err, n, "zonemode=strided needs a zonesize");
+    if (j->zonesize < bs || range < bs)
+        return lb_opt_say(err, n, "zonesize and zonerange must be at least bs (%u)", bs);
+    return 0;
+}
+
 static int check_sizes(const struct lb_job *j, char *err, size_t n)
 {
     uint32_t bs = lb_job_bs_min(j, lb_rw_dirs(j->rw));
@@ -503,7 +529,7 @@ static int check_sizes(const struct lb_job *j, char *err, size_t n)
                           (unsigned long long)j->io_size, bs);
     if (j->size_pct > 100000)
         return lb_opt_say(err, n, "size (%u%%) is over 100%%", j->size_pct / 1000);
-    return 0;
+    return check_zones(j, bs, err, n);
 }
 
 static int check_safety(const struct lb_job *j, char *err, size_t n)

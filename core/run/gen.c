@@ -96,7 +96,7 @@ static int files_setup(struct lb_worker *w, struct lb_gen *g)
 
     g->nfiles = w->nfiles;
     g->fst = (uint32_t)j->file_service_type;
-    g->exh_limit = wrap ? UINT32_MAX : w->nfiles;
+    g->exh_limit = wrap || g->zoned ? UINT32_MAX : w->nfiles;
     for (unsigned i = 0; i < w->nfiles; i++) {
         struct lb_wfile *f = &w->wf[i];
 
@@ -135,6 +135,10 @@ int lb_gen_setup(struct lb_worker *w)
     g->align = lb_job_align(j);
     g->skip = j->rw_skip;
     g->skewed = g->random && j->random_distribution != LB_DIST_RANDOM;
+    g->zoned = j->zonemode == LB_ZONE_STRIDED && j->zonesize;
+    g->zsize = j->zonesize;
+    g->zrange = j->zonerange ? j->zonerange : j->zonesize;
+    g->zstep = g->zrange + j->zoneskip;
     g->randmap = g->random && !g->skewed &&
                  (!j->norandommap || j->random_generator == LB_RANDGEN_LFSR);
     w->loops = j->loops ? j->loops : 1;
@@ -160,10 +164,12 @@ static void pass_reset(struct lb_worker *w)
     g->cur_used = false;
     lb_taus88_seed(&g->mix_rng, g->mix_seed);    /* fio reseeds each loop */
     g->mix_limit = 0;
+    g->zbytes = 0;
     for (unsigned i = 0; i < w->nfiles; i++) {
         struct lb_wfile *f = &w->wf[i];
 
         f->pos = f->wpos = 0;
+        f->zstart = f->zi = 0;
         f->exhausted = false;
         if (g->randmap)
             lb_perm_init(&f->perm, f->nblocks, lb_rng_next(&g->rng_off));
@@ -267,6 +273,45 @@ uint32_t lb_gen_bs(struct lb_worker *w, unsigned d)
     }
     return w->bs_lo[d] + (uint32_t)(lb_rng_below(&g->rng_aux,
                           (w->bs_hi[d] - w->bs_lo[d]) / g->align + 1) * g->align);
+}
+
+/* zonemode=strided, as fio's: a zone begins at the start of the region;
+ * after zonesize bytes of I/O in it the next begins zonerange + zoneskip
+ * further on, or at the start again past the end.  Sequential I/O goes back
+ * to the zone's start at its zonerange end; random offsets fall in the
+ * zone's zonerange, the random map (without norandommap) made anew every
+ * zonerange bytes.  The pass ends by its bytes, never at a file's end. */
+uint64_t lb_gen_zone(struct lb_gen *g, struct lb_wfile *f, uint32_t len, unsigned d)
+{
+    uint64_t *pos = (g->mixed || g->trimwrite) && d == LB_WRITE ? &f->wpos : &f->pos;
+    uint64_t span, off;
+
+    if (g->zbytes >= g->zsize) {
+        g->zbytes = 0;
+        f->zstart += g->zstep;
+        if (f->zstart >= f->end)
+            f->zstart = 0;
+        f->pos = f->wpos = f->zstart;
+    }
+    span = f->end - f->zstart < g->zrange ? f->end - f->zstart : g->zrange;
+    if (g->random) {
+        uint64_t nblk = span / g->align ? span / g->align : 1, blk;
+
+        if (g->zbytes % g->zrange == 0) {
+            f->zi = 0;
+            if (g->randmap)
+                lb_perm_init(&f->perm, nblk, lb_rng_next(&g->rng_off));
+        }
+        blk = g->randmap ? lb_perm_at(&f->perm, f->zi++) : lb_rng_below(&g->rng_off, nblk);
+        off = f->zstart + blk * g->align;
+    } else {
+        if (*pos < f->zstart || *pos >= f->zstart + span || f->end - *pos < len)
+            *pos = f->zstart;
+        off = *pos;
+        *pos += len + g->skip;
+    }
+    g->zbytes += len;
+    return off;
 }
 
 /* custom operations */

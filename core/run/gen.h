@@ -33,6 +33,8 @@ void lb_gen_restart(struct lb_worker *w);
 unsigned lb_gen_file(struct lb_worker *w);
 /* A block size of direction d drawn from bsrange or bssplit. */
 uint32_t lb_gen_bs(struct lb_worker *w, unsigned d);
+/* zonemode=strided: the offset in file f of the next I/O of len bytes. */
+uint64_t lb_gen_zone(struct lb_gen *g, struct lb_wfile *f, uint32_t len, unsigned d);
 
 /* fio's rwmix rule (io_u.c get_rw_ddir): once the count of the direction
  * drawn last reaches mix_limit, a direction is drawn (rwmixread percent
@@ -173,7 +175,10 @@ static inline int lb_gen_core(struct lb_worker *w, struct lb_io *io)
     f = &w->wf[fi];
     if (__builtin_expect(f->drop_due, 0))
         lb_gen_wrap_drop(w, fi);
-    off = g->random ? lb_gen_rand(w, g, f) : lb_gen_seq(g, f, len, d);
+    if (__builtin_expect(g->zoned, 0))
+        off = lb_gen_zone(g, f, len, d);
+    else
+        off = g->random ? lb_gen_rand(w, g, f) : lb_gen_seq(g, f, len, d);
     if (__builtin_expect(off + len > f->end, 0))
         len = (uint32_t)(f->end - off);
     lb_gen_seen(w, d, len);

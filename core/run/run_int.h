@@ -43,6 +43,8 @@ struct lb_wfile {
     uint64_t wpos;               /* seq, mixed: next offset of the writes */
     bool exhausted;              /* reached its end in this pass */
     bool drop_due;               /* wrapped: drop its cached pages (gen.wrap_drop) */
+    uint64_t zstart;             /* zonemode=strided: the zone's start in the region */
+    uint64_t zi;                 /* zonemode=strided, random: I/Os since the map reset */
     struct lb_perm perm;         /* random map: this pass's order */
 };
 
@@ -75,6 +77,9 @@ struct lb_gen {
     uint32_t nexh, exh_limit;    /* files exhausted; the pass ends at exh_limit */
     uint64_t pass_bytes, pass_budget, pass_ops;
     uint64_t replay_left;
+    bool zoned;                  /* zonemode=strided */
+    uint64_t zsize, zrange, zstep;   /* zonesize, zonerange, zonerange + zoneskip */
+    uint64_t zbytes;             /* bytes issued in the current zone */
 };
 
 /* One worker's share of one interval, handed to the main thread. */
