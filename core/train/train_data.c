@@ -434,8 +434,11 @@ static int manifest_read(const struct lb_train_cfg *c, char old[M_N][64])
         line[strcspn(line, "\n")] = 0;
         for (int k = 0; k < M_N; k++) {
             size_t n = strlen(manifest_keys[k]);
-            if (!strncmp(line, manifest_keys[k], n) && line[n] == ' ')
-                snprintf(old[k], 64, "%s", line + n + 1);
+            if (!strncmp(line, manifest_keys[k], n) && line[n] == ' ') {
+                size_t len = strnlen(line + n + 1, 63);   /* a longer value is cut */
+                memcpy(old[k], line + n + 1, len);
+                old[k][len] = 0;
+            }
         }
     }
     fclose(fp);
