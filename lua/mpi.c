@@ -450,7 +450,12 @@ int lb_mpi_cluster(const struct lb_stats *mine, const struct lb_ivs *ivs, int64_
         rc = -ENOMEM;
     if (rc == 0)
         rc = pack_mine(&b, mine, ivs);
-    int64_t myhead[2] = {rc ? -1 : (int64_t)b.n, start_ns};
+    /* static: a collective left behind by a lost host may still write its
+     * buffers while this rank ends (coll_wait), so none is on the stack */
+    static int64_t myhead[2];
+    static int ok, all_ok;
+    myhead[0] = rc ? -1 : (int64_t)b.n;
+    myhead[1] = start_ns;
     uint64_t *all = NULL;
     if (head && (crc = c_allgather(myhead, 2, MPI_INT64_T, head)) < 0) {
         rc = crc;
@@ -472,7 +477,8 @@ int lb_mpi_cluster(const struct lb_stats *mine, const struct lb_ivs *ivs, int64_
         goto out;
     /* every rank knows from the counts whether all packed; memory for
      * the gathered words can still fail on one rank: all agree first */
-    int ok = rc == 0, all_ok = 0;
+    ok = rc == 0;
+    all_ok = 0;
     MPI_Request rq;
     if (MPI_Iallreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD, &rq) != MPI_SUCCESS)
         rc = -EIO;
@@ -503,6 +509,8 @@ out:
         for (size_t i = 0; c->ivp && i < c->niv; i++)
             c->ivp[i] = &c->iv[i];
     }
+    if (rc == -EHOSTDOWN)        /* MPI may still write these: this rank is ending */
+        return rc;
     free(all);
     free(head);
     lb_pack_free(&b);
