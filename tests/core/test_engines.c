@@ -331,17 +331,43 @@ static void check_pvsync2_flags(void)
     free(back);
 }
 
+/* glibc's POSIX AIO starts its helper threads inside libc, where
+ * ThreadSanitizer cannot see them (its allocator crashes in them): the
+ * posixaio engine is left out of a ThreadSanitizer build's run. */
+#if defined(__SANITIZE_THREAD__)
+#define LB_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define LB_TSAN 1
+#endif
+#endif
+static bool left_out(const char *engine)
+{
+#ifdef LB_TSAN
+    if (strncmp(engine, "posixaio", 8) == 0) {
+        printf("skip %s: glibc's AIO threads are invisible to ThreadSanitizer\n", engine);
+        n_skipped++;
+        return true;
+    }
+#endif
+    (void)engine;
+    return false;
+}
+
 int main(void)
 {
     lb_clock_init();
     for (const struct lb_engine_ops *const *e = lb_engines; *e; e++) {
         struct config c = { (*e)->name, (*e)->name, NULL, false };
+        if (left_out((*e)->name))
+            continue;
         if (strcmp((*e)->name, "fault") == 0)
             c = (struct config){ "fault", "fault over psync", tweak_fault_psync, false };
         run_config(&c);
     }
     for (size_t i = 0; i < sizeof(extra_configs) / sizeof(extra_configs[0]); i++)
-        run_config(&extra_configs[i]);
+        if (!left_out(extra_configs[i].engine))
+            run_config(&extra_configs[i]);
     check_pvsync2_flags();
     printf("%u configurations run, %u skipped, %d failures\n", n_run, n_skipped, failures);
     if (n_run == 0)
