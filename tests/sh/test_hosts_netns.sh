@@ -6,8 +6,9 @@
 # bytes, and the bytes each host wrote are the bytes of its file on the
 # shared directory; the ranks' traffic crossed the hosts' links;
 # scripts/scaleout.lua lays out its data (the ranks in turn) and runs across
-# the hosts as a 1W/3C cluster; nothing is
-# left running afterwards.
+# the hosts as a 1W/3C cluster; lb.train runs across them with each
+# sample read once per epoch over the three hosts and host rows naming
+# them; nothing is left running afterwards.
 # lb-test: serial (three ranks and their daemons)
 # lb-test: labels hosts
 . "$(dirname "$0")/lib.sh"
@@ -40,6 +41,22 @@ for m in ("shared", "independent"):
     assert [p["numjobs"] for p in d["modes"][m]["points"]] == ([1, 2] if m == "shared" else [1]), m
     assert all(p["bw_bytes"] > 0 for p in d["modes"][m]["points"]), m
 EOF
+
+# a training run across the hosts: DLIO's shards over ranks x accelerators
+cat > "$share/train.lua" <<EOF2
+local r = lb.train{dir = "$share/ds", files = 12, sample_size = "4k", batch_size = 2,
+                   accelerators = 2, read_threads = 1, epochs = 2, seed = 3}
+assert(#r.hosts == 3, "three host rows")
+local names, samples = {}, 0
+for _, h in ipairs(r.hosts) do names[h.hostname] = true; samples = samples + h.samples end
+assert(names.lbhost1 and names.lbhost2 and names.lbhost3, "the three hostnames")
+assert(samples == r.samples and r.samples == 24, "samples " .. r.samples .. " rows " .. samples)
+for _, ep in ipairs(r.epochs) do assert(ep.samples == 12, "an epoch reads every sample once") end
+if lb.rank == 0 then print("trained", r.samples, lb.size) end
+EOF2
+out=$(cd "$share" && hosts_launch run "$LUABENCH" --quiet "$share/train.lua") ||
+  fail "lb.train over three hosts: $out $(hosts_why)"
+contains "$out" "$(printf 'trained\t24\t3')" "rank 0 prints the merged training counts"
 
 left=$(bed_ps "$bed")
 [ -z "$left" ] || fail "left running on the hosts after mpirun returned: $left"
