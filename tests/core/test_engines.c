@@ -13,6 +13,7 @@
  * An engine the kernel does not run is skipped with the reason.
  */
 #include "engine_harness.h"
+#include "tsan.h"
 
 struct config {
     const char *engine;
@@ -334,13 +335,6 @@ static void check_pvsync2_flags(void)
 /* glibc's POSIX AIO starts its helper threads inside libc, where
  * ThreadSanitizer cannot see them (its allocator crashes in them): the
  * posixaio engine is left out of a ThreadSanitizer build's run. */
-#if defined(__SANITIZE_THREAD__)
-#define LB_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define LB_TSAN 1
-#endif
-#endif
 static bool left_out(const char *engine)
 {
 #ifdef LB_TSAN

@@ -12,6 +12,7 @@
  * refilled in batches, a queue filled while waiting for the rate) lower
  * them in every run, so the best of three runs is compared. */
 #include "engine.h"
+#include "tsan.h"
 #include "test_run.h"
 
 static unsigned bucket(unsigned depth)
@@ -129,13 +130,6 @@ static void null_job(struct lb_job *job, const char *lat, const char *size, cons
  * the time between a reap and the next submission grows to the size of a
  * read from /dev/shm, so the file engines' average depth measures the
  * instrumentation, not the queueing (whose levels are still checked). */
-#if defined(__SANITIZE_THREAD__)
-#define LB_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define LB_TSAN 1
-#endif
-#endif
 #ifdef LB_TSAN
 static const double file_share = 0;
 #else
