@@ -71,6 +71,7 @@ struct reader {
     struct lb_hist *read;        /* ns per sample */
     _Atomic uint64_t samples;    /* over the run; read by progress */
     uint64_t bytes;
+    uint64_t own_bytes, own_n;   /* the samples' own sizes (DLIO's MB/s) */
     struct lb_train_cpu cpu;
     struct lb_fmt_io io;         /* containers: the scratch is buf */
     uint64_t *recs;              /* tfrecord: records of the last read */
@@ -455,32 +456,35 @@ static int pread_sample(struct reader *rd, int fd, uint64_t len, uint64_t off)
 }
 
 /* npz and hdf5, as DLIO's readers on demand: open, np.load(f)['x'] or
- * h5py's read of the sample, close.  *len: the bytes read. */
-static int read_container(struct reader *rd, uint64_t s, uint64_t *len)
+ * h5py's read of the sample, close.  *len: the bytes read, *own: the
+ * sample's (x's array over the file's samples, or the hdf5 record). */
+static int read_container(struct reader *rd, uint64_t s, uint64_t *len, uint64_t *own)
 {
     struct train_run *r = rd->run;
-    uint64_t spf = r->cfg->samples_per_file, f = s / spf, n;
+    uint64_t spf = r->cfg->samples_per_file, f = s / spf, n = 0;
     lb_train_path(r->cfg, f, rd->path, sizeof rd->path);
     int fd = open(rd->path, r->data.oflags);
     if (fd < 0)
         return -errno;
-    rd->io.bytes = 0;
+    rd->io.bytes = rd->io.member = 0;
     rd->io.msg[0] = 0;
-    int rc = r->cfg->container == LB_TRAIN_NPZ ? lb_fmt_npz_read(fd, &rd->io) :
-             lb_fmt_hdf5_read(fd, s - f * spf, &rd->io, &n);
+    int npz = r->cfg->container == LB_TRAIN_NPZ;
+    int rc = npz ? lb_fmt_npz_read(fd, &rd->io) : lb_fmt_hdf5_read(fd, s - f * spf, &rd->io, &n);
     close(fd);
     *len = rd->io.bytes;
+    *own = npz ? rd->io.member / spf : n;
     return rc;
 }
 
 /* Reads sample s: pread on the kept descriptor, or open/pread/close. */
-static int read_sample(struct reader *rd, uint64_t s, uint64_t *len)
+static int read_sample(struct reader *rd, uint64_t s, uint64_t *len, uint64_t *own)
 {
     struct train_run *r = rd->run;
     uint64_t f, off;
     if (r->cfg->container != LB_TRAIN_RAW)
-        return read_container(rd, s, len);
+        return read_container(rd, s, len, own);
     lb_dataset_locate(&r->data, s, &f, &off, len);
+    *own = *len;
     if (r->data.fds)
         return pread_sample(rd, r->data.fds[f], *len, off);
     lb_train_path(r->cfg, f, rd->path, sizeof rd->path);
@@ -515,15 +519,17 @@ static int read_batch(struct reader *rd, uint64_t b)
     uint64_t bytes = 0;
     hi = hi < ld->lo + ld->n ? hi : ld->lo + ld->n;
     for (uint64_t pos = lo; pos < hi; pos++) {
-        uint64_t s = order_at(r, ld, pos), len = 0;
+        uint64_t s = order_at(r, ld, pos), len = 0, own = 0;
         uint64_t t0 = lb_clock_now();
-        int rc = read_sample(rd, s, &len);
+        int rc = read_sample(rd, s, &len, &own);
         lb_hist_record(rd->read, lb_clock_now() - t0);
         if (rc < 0) {
             read_failed(rd, s, rc);
             return rc;
         }
         bytes += len;
+        rd->own_bytes += own;
+        rd->own_n++;
         if (c->preprocess_ns.a || c->preprocess_ns.b)
             compute(value_draw(&c->preprocess_ns, &rd->rng));
         if (c->on_sample)
@@ -652,9 +658,14 @@ static void tf_drain(struct reader *rd, struct loader *ld)
         tf_batch(rd, ld, ld->fill);
 }
 
-static void tf_record(void *arg, uint64_t i)
+/* Record i of the file: its own size is the sample size as laid out, or
+ * in an existing dataset its data length. */
+static void tf_record(void *arg, uint64_t i, uint64_t len)
 {
     struct reader *rd = arg;
+    const struct lb_train_cfg *c = rd->run->cfg;
+    rd->own_bytes += c->paths ? len : lb_train_sample_size(c, rd->file, 0);
+    rd->own_n++;
     if (rd->nrecs == rd->caprecs) {
         size_t cap = rd->caprecs ? 2 * rd->caprecs : 256;
         uint64_t *p = realloc(rd->recs, cap * sizeof *p);
@@ -1277,6 +1288,8 @@ static void collect(struct train_run *r)
         struct reader *rd = &r->rd[i];
         res->samples += atomic_load(&rd->samples);
         res->bytes += rd->bytes;
+        res->sample_bytes += rd->own_bytes;
+        res->sample_n += rd->own_n;
         res->reader_cpu[i] = rd->cpu;
         res->cpu.usr_ns += rd->cpu.usr_ns;
         res->cpu.sys_ns += rd->cpu.sys_ns;

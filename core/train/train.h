@@ -169,7 +169,12 @@ struct lb_train_result {
     double au_steps;             /* compute over wait + compute, all steps */
     double dlio_samples_per_s;   /* mean over epochs */
     double dlio_mib_per_s;       /* DLIO's "MB/s": the above times the mean
-                                    sample size, over 2^20 */
+                                    sample size (sample_bytes / sample_n),
+                                    over 2^20 */
+    uint64_t sample_bytes;       /* the samples' own bytes: sample_size as
+                                    laid out, or from an existing dataset
+                                    its file / npz member / record sizes */
+    uint64_t sample_n;           /* samples (tfrecord: records) so counted */
     uint64_t compute_ns;         /* over all accelerators */
     uint64_t wait_ns;            /* over all accelerators */
     uint32_t nepochs;            /* epochs completed */

@@ -412,7 +412,7 @@ static int tf_bad(char *msg, size_t len, const struct lb_fmt_tf *t, const char *
 }
 
 int lb_fmt_tf_feed(struct lb_fmt_tf *t, const char *p, size_t n,
-                   void (*rec)(void *, uint64_t), void *arg, char *msg, size_t len)
+                   void (*rec)(void *, uint64_t, uint64_t), void *arg, char *msg, size_t len)
 {
     while (n) {
         size_t k = n < t->need ? n : (size_t)t->need;
@@ -437,7 +437,7 @@ int lb_fmt_tf_feed(struct lb_fmt_tf *t, const char *p, size_t n,
         } else {
             if (rd32(t->hdr) != lb_fmt_tf_mask(t->crc))
                 return tf_bad(msg, len, t, "data CRC mismatch");
-            rec(arg, t->records++);
+            rec(arg, t->records++, t->len);
             t->part = 0;
             t->need = 12;
         }
@@ -674,6 +674,7 @@ int lb_fmt_npz_read(int fd, struct lb_fmt_io *io)
         return bad(io, -EILSEQ, "x.npy has a bad header");
     if ((rc = pread_all(fd, b, hl - (pre - 10), data + 10, io)) < 0)
         return rc;
+    io->member = size - pre - hl;
     return read_span(fd, data + pre + hl, size - pre - hl, io->transfer, io);
 }
 

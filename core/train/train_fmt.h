@@ -36,6 +36,7 @@ struct lb_fmt_io {
     size_t buflen;
     uint64_t transfer;           /* bytes per data read */
     uint64_t bytes;              /* read, added to */
+    uint64_t member;             /* npz: bytes of x's array (no header) */
     char msg[256];               /* why a file is not what it should be */
 };
 
@@ -61,10 +62,11 @@ struct lb_fmt_tf {
 };
 
 void lb_fmt_tf_init(struct lb_fmt_tf *t);
-/* Parses n bytes; calls rec(arg, index) per complete, checked record.
+/* Parses n bytes; calls rec(arg, index, data length) per complete,
+ * checked record.
  * 0, or -EILSEQ with a message in msg. */
 int lb_fmt_tf_feed(struct lb_fmt_tf *t, const char *p, size_t n,
-                   void (*rec)(void *, uint64_t), void *arg, char *msg, size_t len);
+                   void (*rec)(void *, uint64_t, uint64_t), void *arg, char *msg, size_t len);
 /* 0 at the end of a file when no record is cut short, else -EILSEQ. */
 int lb_fmt_tf_end(const struct lb_fmt_tf *t, char *msg, size_t len);
 

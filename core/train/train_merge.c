@@ -15,7 +15,7 @@
 
 #define PACK_TAG 0x4c4254524e310000ull  /* "LBTRN1" */
 #define PACK_HEAD 3                     /* tag, epochs, readers */
-#define PACK_SCALARS 20
+#define PACK_SCALARS 22
 #define PACK_EPOCH 5
 #define PACK_READER 2
 #define PACK_HISTS 3
@@ -35,7 +35,8 @@ static void figures_dlio(const struct lb_train_cfg *c, struct lb_train_result *r
     res->au = au;
     res->au_stdev = n ? sqrt(var / n) : 0;
     res->dlio_samples_per_s = n ? tp / n : 0;
-    res->dlio_mib_per_s = res->dlio_samples_per_s * (double)c->sample_size.a / 1048576.0;
+    double mean = res->sample_n ? (double)res->sample_bytes / (double)res->sample_n : 0;
+    res->dlio_mib_per_s = res->dlio_samples_per_s * mean / 1048576.0;
 }
 
 void lb_train_figures(const struct lb_train_cfg *c, struct lb_train_result *res)
@@ -67,7 +68,7 @@ static double bitsd(uint64_t u)
 
 /* The scalars, in one order for both directions: u64 fields, then doubles. */
 struct scalars {
-    uint64_t *u[12];
+    uint64_t *u[14];
     double *d[8];
 };
 
@@ -76,7 +77,7 @@ static struct scalars scalars_of(struct lb_train_result *r)
     return (struct scalars){
         {&r->samples, &r->bytes, &r->steps, &r->time_ns, &r->compute_ns, &r->wait_ns,
          &r->checkpoints, &r->laid_out_files, &r->laid_out_bytes, &r->layout_ns,
-         &r->cpu.usr_ns, &r->cpu.sys_ns},
+         &r->cpu.usr_ns, &r->cpu.sys_ns, &r->sample_bytes, &r->sample_n},
         {&r->samples_per_s, &r->bw_bytes, &r->au, &r->au_stdev, &r->au_steps,
          &r->dlio_samples_per_s, &r->dlio_mib_per_s, NULL},
     };
@@ -99,11 +100,11 @@ int lb_train_pack(const struct lb_train_result *res, uint64_t **words, size_t *n
     *p++ = r->nepochs;
     *p++ = r->nreaders;
     struct scalars sc = scalars_of(r);
-    for (int i = 0; i < 12; i++)
+    for (int i = 0; i < 14; i++)
         p[i] = *sc.u[i];
     for (int i = 0; sc.d[i]; i++)
-        p[12 + i] = dbits(*sc.d[i]);
-    p[19] = (uint64_t)r->stopped;
+        p[14 + i] = dbits(*sc.d[i]);
+    p[21] = (uint64_t)r->stopped;
     p += PACK_SCALARS;
     for (uint32_t e = 0; e < r->nepochs; e++, p += PACK_EPOCH) {
         const struct lb_train_epoch *ep = &r->epochs[e];
@@ -150,11 +151,11 @@ int lb_train_unpack(const uint64_t *w, size_t n, struct lb_train_result *r)
         return rc;
     const uint64_t *p = w + PACK_HEAD;
     struct scalars sc = scalars_of(r);
-    for (int i = 0; i < 12; i++)
+    for (int i = 0; i < 14; i++)
         *sc.u[i] = p[i];
     for (int i = 0; sc.d[i]; i++)
-        *sc.d[i] = bitsd(p[12 + i]);
-    r->stopped = (int)p[19];
+        *sc.d[i] = bitsd(p[14 + i]);
+    r->stopped = (int)p[21];
     p += PACK_SCALARS;
     for (uint32_t e = 0; e < r->nepochs; e++, p += PACK_EPOCH) {
         struct lb_train_epoch *ep = &r->epochs[e];
@@ -206,6 +207,8 @@ static int merge_counts(struct lb_train_result *m, const struct lb_train_result 
     m->layout_ns = x->layout_ns > m->layout_ns ? x->layout_ns : m->layout_ns;
     m->cpu.usr_ns += x->cpu.usr_ns;
     m->cpu.sys_ns += x->cpu.sys_ns;
+    m->sample_bytes += x->sample_bytes;
+    m->sample_n += x->sample_n;
     m->stopped |= x->stopped;
     for (uint32_t i = 0; i < x->nreaders; i++)
         m->reader_cpu[(*reader)++] = x->reader_cpu[i];

@@ -9,12 +9,15 @@
 # dir= a glob or a list reads an existing tree of any names as it is (raw
 # sizes from the files, npz through its zip directory), creating nothing
 # in it and changing nothing; a glob matching nothing is refused (exit 2).
+# DLIO's MB/s of such a dataset counts each sample at its own size (raw:
+# the file's size over its samples; npz: x's array; tfrecord: the record),
+# also with files of different sizes.
 . "$(dirname "$0")/lib.sh"
 tmp=$(lb_tmpdir)
 cd "$tmp" || fail "cd $tmp"
 cat > run.lua <<'LUA'
 local t = {dir = args.dir, files = tonumber(args.files or 4), samples_per_file = 2,
-           sample_size = args.size or "10k", batch_size = 2, compute_time = 0,
+           sample_size = args.size or "10k", batch_size = tonumber(args.bs or 2), compute_time = 0,
            format = args.format, relayout = args.relayout == "1", direct = args.direct == "1",
            num_subfolders = tonumber(args.sub), shuffle = "none"}
 if args.list then
@@ -26,6 +29,10 @@ if args.glob then t.dir, t.files = args.glob, tonumber(args.files) end
 local r = lb.train(t)
 print(string.format("samples=%d bytes=%d laid=%d rewritten=%d", r.samples, r.bytes,
                     r.layout.files, r.layout.rewritten))
+if args.bs then   -- the mean sample size DLIO's MB/s stands on
+  assert(r.dlio_samples_per_s > 0, "no DLIO throughput")
+  print(string.format("mean=%.3f", r.dlio_mb_per_s * 1048576 / r.dlio_samples_per_s))
+end
 LUA
 lb() { "$LUABENCH" --quiet run.lua "$@"; }
 state() { (cd "$1" && find . -type f -printf '%p %T@\n' | sort && find . -type f | sort | xargs sha256sum); }
@@ -86,6 +93,25 @@ contains "$out" "samples=4 bytes=12288" "a list of 2 files"
 out=$(lb glob="$tmp/tree/c/*.npz" format=npz) || fail "npz glob"
 contains "$out" "samples=2 bytes=" "npz through its directory"
 [ "$(state "$tmp/tree")" = "$before" ] || fail "reading an existing tree changed it"
+# files of different sizes: 8 samples of 4, 8 and 16 KiB, each sample at
+# its own size in DLIO's MB/s (not sample_size's 10 KiB)
+mkdir "$tmp/sizes"
+for k in 4 8 16; do head -c $((k * 2048)) /dev/zero > "$tmp/sizes/f$k.bin"; done
+out=$(lb glob="$tmp/sizes/*.bin" bs=1) || fail "raw files of 3 sizes"
+contains "$out" "samples=6 bytes=57344" "raw: 6 samples of their files' sizes"
+contains "$out" "mean=9557.333" "raw: DLIO's MB/s from the files' sizes, (4 + 8 + 16) / 3 KiB"
+for k in 4 12; do
+  for f in npz tfrecord; do
+    lb dir="$tmp/$f$k" format=$f size=${k}k files=1 > /dev/null || fail "$f $k KiB layout"
+    cp "$tmp/$f$k"/shard_0000.* "$tmp/sizes/$f$k.$f"
+  done
+done
+out=$(lb glob="$tmp/sizes/*.npz" format=npz bs=1) || fail "npz of 2 sizes"
+contains "$out" "mean=8192.000" "npz: x's array over its samples, (4 + 12) / 2 KiB"
+rec() { echo $(( $(stat -c %s "$1") / 2 - 16 )); }   # 2 records of length+crc, data, crc
+want=$(( ($(rec "$tmp/sizes/tfrecord4.tfrecord") + $(rec "$tmp/sizes/tfrecord12.tfrecord")) * 1000 / 2 ))
+out=$(lb glob="$tmp/sizes/*.tfrecord" format=tfrecord bs=1) || fail "tfrecord of 2 sizes"
+contains "$out" "mean=$((want / 1000)).$(printf %03d $((want % 1000)))" "tfrecord: the records' lengths"
 expect_exit 2 "field 'dir': no file matches '$tmp/tree/*.none'" "$LUABENCH" --quiet run.lua glob="$tmp/tree/*.none"
 expect_exit 2 "field 'files': 5, but dir names 2 files" "$LUABENCH" --quiet run.lua glob="$tmp/tree/*/*.bin" files=5
 chmod -R u+w "$tmp/tree"
