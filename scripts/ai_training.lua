@@ -11,6 +11,8 @@
 --
 -- Reading a dataset that fits in the page cache measures memory: use a
 -- dataset larger than RAM, or direct=1, to measure the storage.
+-- Under mpirun/srun each rank emulates `accelerators` accelerators, the
+-- dataset is sharded over all of them, and rank 0 prints the merged figures.
 --   luabench scripts/ai_training.lua [dir=PATH] [accelerators=4] [find_max=1]
 --   luabench scripts/ai_training.lua help=1
 local report = require("luabench.report")
@@ -60,6 +62,13 @@ local v = script.params({
             "utilisation (AU). Use a dataset larger than RAM, or direct=1, to measure the " ..
             "storage rather than the page cache."})
 
+local rank, size = lb.rank or 0, lb.size or 1
+
+-- Ranks train together; rank 0 prints for all of them.
+local function say(...)
+  if rank == 0 then print(...) end
+end
+
 local function stddev_or(value, stddev)
   if stddev == "0" then return value end
   return {mean = value, stddev = stddev}
@@ -81,7 +90,7 @@ local function spec_of(v)
   if v.checkpoint_steps > 0 then
     s.checkpoint = {every_steps = v.checkpoint_steps, size = v.checkpoint_size}
   end
-  if not lb.quiet and lb.isatty and lb.isatty(2) then
+  if rank == 0 and not lb.quiet and lb.isatty and lb.isatty(2) then
     s.progress = function(done, total, phase)
       io.stderr:write(string.format("\r%-6s %d/%d   ", phase, done, total))
     end
@@ -94,26 +103,27 @@ local function pct(l, p)
 end
 
 local function print_result(r, s, au_min)
-  print(string.format("accelerators %d, read_threads %d, batch %d, compute %s",
-                      s.accelerators, s.read_threads, s.batch_size,
+  say(string.format("accelerators %d%s, read_threads %d, batch %d, compute %s",
+                      s.accelerators, size > 1 and string.format(" x %d ranks", size) or "",
+                      s.read_threads, s.batch_size,
                       type(s.compute_time) == "table" and
                         (s.compute_time.mean .. " +- " .. s.compute_time.stddev) or s.compute_time))
-  print(string.format("  samples/s %s   %s   AU %.2f%% (stdev %.2f)", report.fmt_iops(r.samples_per_s),
+  say(string.format("  samples/s %s   %s   AU %.2f%% (stdev %.2f)", report.fmt_iops(r.samples_per_s),
                       report.fmt_bw(r.bw_bytes, "MB/s"), r.au * 100, r.au_stdev * 100))
-  print(string.format("  DLIO's figures: %.2f samples/s, %.2f MB/s (2^20 bytes, mean sample size), " ..
+  say(string.format("  DLIO's figures: %.2f samples/s, %.2f MB/s (2^20 bytes, mean sample size), " ..
                       "train_au_meet_expectation: %s (AU >= %.0f%%)", r.dlio_samples_per_s,
                       r.dlio_mb_per_s, r.au >= au_min and "success" or "fail", au_min * 100))
   for i, e in ipairs(r.epochs) do
-    print(string.format("  epoch %d: %s, %d samples, AU %.2f%%", i, report.fmt_s(e.time_s),
+    say(string.format("  epoch %d: %s, %d samples, AU %.2f%%", i, report.fmt_s(e.time_s),
                         e.samples, e.au * 100))
   end
-  print(string.format("  batch wait  p50 %s  p99 %s", pct(r.batch_wait_ns, 50), pct(r.batch_wait_ns, 99)))
-  print(string.format("  sample read p50 %s  p99 %s", pct(r.sample_read_ns, 50), pct(r.sample_read_ns, 99)))
+  say(string.format("  batch wait  p50 %s  p99 %s", pct(r.batch_wait_ns, 50), pct(r.batch_wait_ns, 99)))
+  say(string.format("  sample read p50 %s  p99 %s", pct(r.sample_read_ns, 50), pct(r.sample_read_ns, 99)))
   if r.checkpoints.count > 0 then
-    print(string.format("  checkpoints %d, mean %s, max %s", r.checkpoints.count,
+    say(string.format("  checkpoints %d, mean %s, max %s", r.checkpoints.count,
                         report.fmt_ns(r.checkpoints.time_ns.mean), report.fmt_ns(r.checkpoints.time_ns.max)))
   end
-  print(string.format("  reader CPU usr %.2fs sys %.2fs", r.cpu.usr_s, r.cpu.sys_s))
+  say(string.format("  reader CPU usr %.2fs sys %.2fs", r.cpu.usr_s, r.cpu.sys_s))
 end
 
 local function run(s, k)
@@ -131,13 +141,13 @@ local function find_max(s, au_min, kmax)
     if not tried[k] then
       local r = run(s, k)
       tried[k] = r
-      print(string.format("%6d %7.1f%% %12s %12s %12s", k, r.au * 100,
+      say(string.format("%6d %7.1f%% %12s %12s %12s", k, r.au * 100,
                           report.fmt_iops(r.samples_per_s), report.fmt_bw(r.bw_bytes, "MB/s"),
                           pct(r.batch_wait_ns, 99)))
     end
     return tried[k].au >= au_min
   end
-  print(string.format("%6s %8s %12s %12s %12s", "accel", "AU", "samples/s", "MB/s", "wait p99"))
+  say(string.format("%6s %8s %12s %12s %12s", "accel", "AU", "samples/s", "MB/s", "wait p99"))
   if not try(1) then return 0, tried[1] end
   local good, bad = 1, nil
   while not bad and good < kmax do
@@ -159,31 +169,33 @@ if v.dir then
 elseif lb.readonly then
   script.usage_error("--readonly needs dir= naming a dataset laid out before")
 else
-  tmpname = os.tmpname()              -- reserves a unique name
-  s.dir = tmpname .. ".d"
+  tmpname = rank == 0 and os.tmpname() or nil     -- reserves a unique name
+  s.dir = (size > 1 and lb.bcast(tmpname or "", 0) or tmpname) .. ".d"
 end
 
 local ok, err = pcall(function()
   if v.find_max then
     -- each accelerator needs a whole batch of its shard: no more than N / batch
-    local most = v.files * v.samples_per_file // v.batch_size
+    -- over the ranks
+    local most = v.files * v.samples_per_file // v.batch_size // size
     local k, r = find_max(s, au_min, math.max(1, math.min(v.max_accelerators, most)))
     if k == 0 then
-      print(string.format("no accelerator kept at AU >= %.0f%%: %.1f%% with one", au_min * 100, r.au * 100))
+      say(string.format("no accelerator kept at AU >= %.0f%%: %.1f%% with one", au_min * 100, r.au * 100))
     else
-      print(string.format("most accelerators kept at AU >= %.0f%%: %d (AU %.1f%%, %s samples/s, %s)",
+      say(string.format("most accelerators kept at AU >= %.0f%%: %d (AU %.1f%%, %s samples/s, %s)",
                           au_min * 100, k, r.au * 100, report.fmt_iops(r.samples_per_s),
                           report.fmt_bw(r.bw_bytes, "MB/s")))
     end
     return
   end
   local r = run(s, s.accelerators)
-  print(string.format("dataset: %d files x %d samples of %s under %s%s", s.files, s.samples_per_file,
+  say(string.format("dataset: %d files x %d samples of %s under %s%s", s.files, s.samples_per_file,
                       v.sample_size, tmpname and "a temporary directory" or s.dir,
                       r.layout.files > 0 and string.format(", %d files laid out in %s",
                         r.layout.files, report.fmt_s(r.layout.time_s)) or ""))
   print_result(r, s, au_min)
 end)
+if size > 1 then pcall(lb.barrier) end   -- no rank still reads
 if tmpname then
   s.progress = nil
   pcall(lb.train_remove, s)
