@@ -58,8 +58,14 @@ struct loader {                  /* one accelerator's input pipeline, or
     uint32_t scount;
     struct lb_rng srng;          /* draws from the shuffle buffer */
     uint64_t fill;               /* samples in the batch being made */
+    uint64_t *batch;             /* its samples (the on_sample hook) */
     uint64_t pos0;               /* tfrecord: its first position (hook) */
     _Atomic uint64_t made;       /* batches made this epoch */
+    pthread_cond_t pass_cv;      /* tfrecord: a pass over the files ended */
+    uint64_t pass;               /* passes ended this epoch (mu) */
+    unsigned pass_arrived;       /* readers done with pass `pass` (mu) */
+    uint64_t pass_made;          /* batches made when it began (mu) */
+    int dry;                     /* a pass made no batch: no more passes */
 };
 
 struct reader {
@@ -169,6 +175,7 @@ static void stop_loaders(struct train_run *r)
         pthread_mutex_lock(&ld->mu);
         pthread_cond_broadcast(&ld->ready_cv);
         pthread_cond_broadcast(&ld->room_cv);
+        pthread_cond_broadcast(&ld->pass_cv);
         pthread_mutex_unlock(&ld->mu);
     }
 }
@@ -602,9 +609,15 @@ static uint64_t tf_files(const struct lb_train_cfg *c, uint64_t g)
 static void tf_batch(struct reader *rd, struct loader *ld, uint64_t n)
 {
     struct train_run *r = rd->run;
+    const struct lb_train_cfg *c = r->cfg;
+    uint64_t made = atomic_load_explicit(&ld->made, memory_order_relaxed);
+    for (uint64_t j = 0; c->on_sample && j < n; j++)
+        c->on_sample(c->on_sample_arg, r->epoch, ld->pos0 + made * c->batch_size + j,
+                     ld->batch[j]);
     ld->fill = 0;
-    atomic_store_explicit(&ld->made, atomic_load_explicit(&ld->made, memory_order_relaxed) + 1,
-                          memory_order_relaxed);
+    atomic_store_explicit(&ld->made, made + 1, memory_order_relaxed);
+    if (made + 1 >= ld->nbatches)
+        pthread_cond_broadcast(&ld->pass_cv);   /* no reader waits for a pass */
     while (ld->ready >= r->cfg->prefetch && !atomic_load(&r->stop))
         pthread_cond_wait(&ld->room_cv, &ld->mu);
     ld->ready++;
@@ -617,11 +630,10 @@ static void tf_emit(struct reader *rd, struct loader *ld, uint64_t s)
 {
     struct train_run *r = rd->run;
     const struct lb_train_cfg *c = r->cfg;
-    uint64_t made = atomic_load_explicit(&ld->made, memory_order_relaxed);
-    if (made >= ld->nbatches)
+    if (atomic_load_explicit(&ld->made, memory_order_relaxed) >= ld->nbatches)
         return;                         /* past the epoch's steps: unused */
-    if (c->on_sample)
-        c->on_sample(c->on_sample_arg, r->epoch, ld->pos0 + made * c->batch_size + ld->fill, s);
+    if (ld->batch)
+        ld->batch[ld->fill] = s;
     if (++ld->fill == c->batch_size)
         tf_batch(rd, ld, c->batch_size);
 }
@@ -644,8 +656,8 @@ static void tf_put(struct reader *rd, struct loader *ld, uint64_t s)
     tf_emit(rd, ld, out);
 }
 
-/* The end of the epoch's streams: the buffer empties in random order, and
- * a last partial batch goes out unless drop_last (ld->mu held). */
+/* The end of a pass over the files: the buffer empties in random order,
+ * and a last partial batch goes out unless drop_last (ld->mu held). */
 static void tf_drain(struct reader *rd, struct loader *ld)
 {
     while (ld->scount) {
@@ -656,6 +668,40 @@ static void tf_drain(struct reader *rd, struct loader *ld)
     if (ld->fill && !rd->run->cfg->drop_last &&
         atomic_load_explicit(&ld->made, memory_order_relaxed) < ld->nbatches)
         tf_batch(rd, ld, ld->fill);
+    ld->fill = 0;                       /* drop_last: dropped */
+}
+
+/* Whether the loader still makes batches (ld->mu held). */
+static int tf_going(const struct train_run *r, const struct loader *ld)
+{
+    return !atomic_load(&r->stop) && !ld->dry &&
+           atomic_load_explicit(&ld->made, memory_order_relaxed) < ld->nbatches;
+}
+
+/* drop_last, as DLIO's pipeline (shuffle, batch(drop_remainder), repeat):
+ * when the loader's files are streamed and the epoch's steps are not all
+ * made, the files are streamed again from the first.  A reader done with
+ * pass p waits until every reader is: the last one empties the buffer,
+ * drops the partial batch and opens pass p + 1.  0 when the loader is
+ * done instead. */
+static int tf_pass_end(struct reader *rd, struct loader *ld, uint64_t p)
+{
+    struct train_run *r = rd->run;
+    pthread_mutex_lock(&ld->mu);
+    if (ld->pass == p && ++ld->pass_arrived >= ld->readers_left) {
+        tf_drain(rd, ld);
+        uint64_t made = atomic_load_explicit(&ld->made, memory_order_relaxed);
+        ld->dry = made == ld->pass_made;        /* would never end */
+        ld->pass_made = made;
+        ld->pass++;
+        ld->pass_arrived = 0;
+        pthread_cond_broadcast(&ld->pass_cv);
+    }
+    while (ld->pass == p && tf_going(r, ld))
+        pthread_cond_wait(&ld->pass_cv, &ld->mu);
+    int going = tf_going(r, ld);
+    pthread_mutex_unlock(&ld->mu);
+    return going;
 }
 
 /* Record i of the file: its own size is the sample size as laid out, or
@@ -740,12 +786,18 @@ static void *tf_reader_main(void *arg)
     struct reader *rd = arg;
     struct train_run *r = rd->run;
     struct loader *ld = rd->ld;
+    uint64_t pass = 0;
+    int repeat = r->cfg->drop_last;
     while (!atomic_load_explicit(&r->stop, memory_order_relaxed) &&
            atomic_load_explicit(&ld->made, memory_order_relaxed) < ld->nbatches) {
         uint64_t i = atomic_fetch_add(&ld->next_file, 1);
-        if (i >= ld->nfiles)
+        if (ld->nfiles == 0 || (i >= ld->nfiles && !repeat))
             break;
-        int rc = tf_stream(rd, tf_file(r, ld, i));
+        while (pass < i / ld->nfiles && tf_pass_end(rd, ld, pass))
+            pass++;
+        if (pass < i / ld->nfiles)
+            break;
+        int rc = tf_stream(rd, tf_file(r, ld, i % ld->nfiles));
         if (rc < 0) {
             read_failed(rd, rd->file * r->cfg->samples_per_file, rc);
             break;
@@ -756,6 +808,7 @@ static void *tf_reader_main(void *arg)
         tf_drain(rd, ld);
     if (--ld->readers_left == 0)
         pthread_cond_broadcast(&ld->ready_cv);
+    pthread_cond_broadcast(&ld->pass_cv);       /* one fewer to wait for */
     pthread_mutex_unlock(&ld->mu);
     lb_thread_cpu_add(&rd->cpu.usr_ns, &rd->cpu.sys_ns);
     thread_done(r);
@@ -1026,7 +1079,8 @@ static void loader_slice(const struct lb_train_cfg *c, uint64_t g, uint64_t *lo,
 }
 
 /* Steps of loader g per epoch: whole batches of its slice, at most DLIO's
- * floor(N / batch / loaders) with drop_last. */
+ * floor(N / batch / loaders) with drop_last; tfrecord with drop_last
+ * exactly that many, its files streamed again when they hold fewer. */
 static uint64_t loader_steps(const struct lb_train_cfg *c, uint64_t g)
 {
     uint64_t n = c->files * c->samples_per_file, bs = c->batch_size, lo, len, steps;
@@ -1036,7 +1090,7 @@ static uint64_t loader_steps(const struct lb_train_cfg *c, uint64_t g)
         len = tf_files(c, g) * c->samples_per_file;
     if (c->drop_last) {
         uint64_t most = n / bs / all_loaders(c);
-        steps = len / bs < most ? len / bs : most;
+        steps = len / bs < most && c->container != LB_TRAIN_TFRECORD ? len / bs : most;
     } else {
         steps = (len + bs - 1) / bs;
     }
@@ -1061,12 +1115,18 @@ static void loader_begin(struct train_run *r, struct loader *ld, uint32_t k, uin
     ld->readers_left = c->read_threads;
     ld->nfiles = tf_files(c, loader_index(c, k));
     ld->pos0 = 0;
-    for (uint64_t g = 0; g < loader_index(c, k); g++)
-        ld->pos0 += tf_files(c, g) * c->samples_per_file;
+    for (uint64_t g = 0; c->on_sample && g < loader_index(c, k); g++) {
+        uint64_t recs = tf_files(c, g) * c->samples_per_file, used = loader_steps(c, g);
+        used *= c->batch_size;
+        ld->pos0 += recs > used ? recs : used;  /* the loaders' positions apart */
+    }
     atomic_store(&ld->next_file, 0);
     atomic_store(&ld->made, 0);
     ld->scount = 0;
     ld->fill = 0;
+    ld->pass = ld->pass_made = 0;
+    ld->pass_arrived = 0;
+    ld->dry = 0;
     lb_rng_seed(&ld->srng, key ^ (0x94d049bb133111ebull * (k + 1)));
 }
 
@@ -1154,6 +1214,10 @@ const char *lb_train_check(const struct lb_train_cfg *c)
         return "direct reads need format=raw (container headers are not aligned)";
     if (c->container == LB_TRAIN_TFRECORD && shard_mode(c) && c->files < c->accelerators)
         return "format=tfrecord shards files: files must be at least accelerators";
+    if (c->container == LB_TRAIN_TFRECORD && c->drop_last &&
+        tf_files(c, all_loaders(c) - 1) * c->samples_per_file < c->batch_size)
+        return "format=tfrecord shards files: every accelerator's files (files / "
+               "accelerators of all ranks) must hold at least batch_size records";
     if (c->transfer_size && c->transfer_size < 4096)
         return "transfer_size must be at least 4 KiB";
     if (sz->dist == LB_TRAIN_UNIFORM ? sz->a == 0 || sz->a > sz->b : sz->a == 0)
@@ -1199,12 +1263,16 @@ static int run_alloc(struct train_run *r)
         pthread_mutex_init(&ld->mu, NULL);
         pthread_cond_init(&ld->ready_cv, NULL);
         pthread_cond_init(&ld->room_cv, NULL);
+        pthread_cond_init(&ld->pass_cv, NULL);
     }
     r->nloaders = r->ld ? nl : 0;
     int buffered = c->container == LB_TRAIN_TFRECORD && c->shuffle == LB_SHUFFLE_SAMPLE &&
                    c->shuffle_size > 1;
     for (uint32_t i = 0; buffered && i < r->nloaders; i++)
         if (!(r->ld[i].sbuf = calloc(c->shuffle_size, sizeof *r->ld[i].sbuf)))
+            return -ENOMEM;
+    for (uint32_t i = 0; c->on_sample && i < r->nloaders; i++)
+        if (!(r->ld[i].batch = calloc(c->batch_size, sizeof *r->ld[i].batch)))
             return -ENOMEM;
     r->nreaders = nl * c->read_threads;
     r->th = calloc((size_t)r->nreaders + K, sizeof *r->th);
@@ -1266,6 +1334,8 @@ static void run_release(struct train_run *r)
     }
     for (uint32_t i = 0; r->ld && i < r->nloaders; i++) {
         free(r->ld[i].sbuf);
+        free(r->ld[i].batch);
+        pthread_cond_destroy(&r->ld[i].pass_cv);
         pthread_mutex_destroy(&r->ld[i].mu);
         pthread_cond_destroy(&r->ld[i].ready_cv);
         pthread_cond_destroy(&r->ld[i].room_cv);
