@@ -87,6 +87,41 @@ uint32_t lb_fmt_crc32(uint32_t crc, const void *buf, size_t n)
     return ~c;
 }
 
+/* ---- CRCs of runs of zeros ---- */
+
+/* Both CRCs are reflected: bit 31 holds the x^0 term, and feeding a zero
+ * byte multiplies the register by x^8 modulo the polynomial.  n zero bytes
+ * multiply it by x^(8n), found by squaring. */
+static uint32_t gf2_mulmod(uint32_t a, uint32_t b, uint32_t poly)
+{
+    uint32_t prod = 0;
+    for (int k = 0; k < 32; k++) {      /* b holds b * x^k */
+        if (a & (0x80000000u >> k))
+            prod ^= b;
+        b = b & 1 ? (b >> 1) ^ poly : b >> 1;
+    }
+    return prod;
+}
+
+static uint32_t crc_zeros(uint32_t crc, uint64_t n, uint32_t poly)
+{
+    uint32_t xn = 0x80000000u, sq = 0x80000000u >> 8;     /* x^0, x^8 */
+    for (; n; n >>= 1, sq = gf2_mulmod(sq, sq, poly))
+        if (n & 1)
+            xn = gf2_mulmod(xn, sq, poly);
+    return ~gf2_mulmod(~crc, xn, poly);
+}
+
+uint32_t lb_fmt_crc32_zeros(uint32_t crc, uint64_t n)
+{
+    return crc_zeros(crc, n, 0xEDB88320u);
+}
+
+uint32_t lb_fmt_crc32c_zeros(uint32_t crc, uint64_t n)
+{
+    return crc_zeros(crc, n, 0x82F63B78u);
+}
+
 uint32_t lb_fmt_tf_mask(uint32_t crc)
 {
     return ((crc >> 15) | (crc << 17)) + 0xa282ead8u;
@@ -125,9 +160,26 @@ static void fw_put(struct fw *w, const void *p, size_t n)
     }
 }
 
-/* n bytes of pattern, each 4 KiB block stamped with the file and offset. */
+/* n bytes of zeros left as a hole: passed over, their CRC computed. */
+static void fw_hole(struct fw *w, uint64_t n)
+{
+    if (w->sum == 1)
+        w->crc = lb_fmt_crc32_zeros(w->crc, n);
+    else if (w->sum == 2)
+        w->crc = lb_fmt_crc32c_zeros(w->crc, n);
+    w->off += n;
+    if (w->rc == 0 && lseek(w->fd, (off_t)w->off, SEEK_SET) < 0)
+        w->rc = -errno;
+}
+
+/* n bytes of pattern, each 4 KiB block stamped with the file and offset
+ * (no pattern: a hole). */
 static void fw_pattern(struct fw *w, uint64_t n)
 {
+    if (w->pat == NULL) {
+        fw_hole(w, n);
+        return;
+    }
     while (n && w->rc == 0) {
         size_t k = n < w->patlen ? (size_t)n : w->patlen;
         for (size_t b = 0; b + 16 <= k; b += 4096) {
@@ -525,6 +577,8 @@ int lb_fmt_write(enum lb_train_container k, int fd, const struct lb_fmt_shape *s
         h5_write(&w, s);
     else
         fw_pattern(&w, s->len * s->spf);
+    if (w.rc == 0 && buf == NULL && ftruncate(fd, (off_t)w.off) < 0)
+        w.rc = -errno;                  /* a hole at the end */
     return w.rc;
 }
 

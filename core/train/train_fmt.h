@@ -26,7 +26,8 @@ uint64_t lb_fmt_file_size(enum lb_train_container k, const struct lb_fmt_shape *
 
 /* Writes the whole file f to fd (empty, at offset 0): headers, the
  * samples' bytes (buf: buflen bytes of pattern, stamped per 4 KiB with the
- * file and offset), trailers.  0 or -errno. */
+ * file and offset; NULL: zeros left as holes of a sparse file, their CRCs
+ * those of zeros), trailers.  0 or -errno. */
 int lb_fmt_write(enum lb_train_container k, int fd, const struct lb_fmt_shape *s,
                  uint64_t f, char *buf, size_t buflen);
 
@@ -72,6 +73,10 @@ int lb_fmt_tf_end(const struct lb_fmt_tf *t, char *msg, size_t len);
 
 /* The CRC-32 of zip (and zlib), continuing from crc (0 to start). */
 uint32_t lb_fmt_crc32(uint32_t crc, const void *buf, size_t len);
+/* The CRC-32 (crc32c: lb_fmt_crc32c_zeros) of n zero bytes more, as
+ * lb_fmt_crc32 (lb_crc32c) over them would give, in O(log n). */
+uint32_t lb_fmt_crc32_zeros(uint32_t crc, uint64_t n);
+uint32_t lb_fmt_crc32c_zeros(uint32_t crc, uint64_t n);
 /* TFRecord's masked crc32c. */
 uint32_t lb_fmt_tf_mask(uint32_t crc);
 
