@@ -37,7 +37,8 @@ return {
       {"lb.train{dir=, files=, samples_per_file=, sample_size=, batch_size=, read_threads=, epochs=, ...}",
        "Emulates an AI training job's reads (DLIO's model): accelerators, loaders, prefetch, compute time, " ..
        "checkpoints; format = \"raw\", \"npz\", \"tfrecord\" or \"hdf5\" (the container, written and " ..
-       "read as numpy, TensorFlow and h5py do); dir = a directory, a glob or a list of existing files " ..
+       "read as numpy, TensorFlow and h5py do; compression = \"zip\": npz deflated as " ..
+       "numpy.savez_compressed); dir = a directory, a glob or a list of existing files " ..
        "(read only); a dataset laid out with other parameters is refused unless relayout = true. " ..
        "Returns au, au_stdev, dlio_samples_per_s, dlio_mb_per_s, samples_per_s, bw_bytes, " ..
        "epochs, batch_wait_ns, sample_read_ns; under MPI the merged result of every rank's shard, " ..

@@ -301,7 +301,8 @@ static const char *const train_fields[] = {
     "read_threads", "epochs", "shuffle", "seed", "compute_time", "prefetch",
     "accelerators", "checkpoint", "direct", "progress", "loader", "barrier",
     "drop_last", "preprocess_time", "exclude_start_steps", "exclude_end_steps", "total_training_steps",
-    "format", "transfer_size", "shuffle_size", "chunk_size", "num_subfolders", "relayout", NULL,
+    "format", "transfer_size", "shuffle_size", "chunk_size", "num_subfolders", "relayout",
+    "compression", NULL,
 };
 
 static void get_checkpoint(struct fields *f, struct lb_train_cfg *c)
@@ -401,6 +402,8 @@ static void train_cfg(struct fields *f, struct lb_train_cfg *c)
         bad(f, "samples_per_file", "1 with file_format=\"one-sample-per-file\"");
     c->container = get_enum(f, "format", containers, LB_TRAIN_RAW,
                             "\"raw\", \"npz\", \"tfrecord\" or \"hdf5\"");
+    static const char *const compressions[] = {"none", "zip", NULL};
+    c->compressed = get_enum(f, "compression", compressions, 0, "\"none\" or \"zip\"");
     c->transfer_size = get_size(f, "transfer_size", c->transfer_size);
     c->shuffle_size = (uint32_t)get_uint(f, "shuffle_size", c->shuffle_size, 1);
     c->chunk_size = get_size(f, "chunk_size", 0);

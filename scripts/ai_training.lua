@@ -30,6 +30,8 @@ local v = script.params({
   {"file_format", help = "packed or one-sample-per-file (default from samples_per_file)"},
   {"format", default = "raw", help = "raw, npz, tfrecord or hdf5: the files' container, " ..
    "written and read as numpy, TensorFlow and h5py do"},
+  {"compression", default = "none", help = "npz: zip lays out deflated members " ..
+   "(numpy.savez_compressed, DLIO's compression: zip)"},
   {"transfer_size", default = "256k", help = "npz, tfrecord: bytes per data read"},
   {"shuffle_size", type = "int", default = 1024, help = "tfrecord: samples in the shuffle buffer"},
   {"num_subfolders", type = "int", default = 0,
@@ -82,6 +84,7 @@ local function spec_of(v)
              compute_time = stddev_or(v.compute_time, v.compute_stddev),
              prefetch = v.prefetch, accelerators = v.accelerators, direct = v.direct,
              loader = v.loader, drop_last = v.drop_last, format = v.format,
+             compression = v.compression,
              transfer_size = v.transfer_size, shuffle_size = v.shuffle_size,
              num_subfolders = v.num_subfolders, relayout = v.relayout}
   if v.sample_stddev ~= "0" then

@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 
 #include "base/clock.h"
 #include "base/files.h"
@@ -333,7 +334,12 @@ static void *layout_main(void *arg)
         if (rc < 0)
             run_fail(r, rc, err, NULL, NULL);
         else if (rc >= 1) {
-            rd->bytes += lb_dataset_file_size(&r->data, f);
+            uint64_t size = lb_dataset_file_size(&r->data, f);
+            struct stat st;
+            if (size == 0 && lb_train_path(r->cfg, f, rd->path, sizeof rd->path) >= 0 &&
+                stat(rd->path, &st) == 0)
+                size = (uint64_t)st.st_size;    /* deflated: as written */
+            rd->bytes += size;
             rd->samples++;               /* files written, in layout */
             if (rc == 2)
                 atomic_fetch_add(&r->rewritten, 1);
@@ -1218,6 +1224,10 @@ const char *lb_train_check(const struct lb_train_cfg *c)
         tf_files(c, all_loaders(c) - 1) * c->samples_per_file < c->batch_size)
         return "format=tfrecord shards files: every accelerator's files (files / "
                "accelerators of all ranks) must hold at least batch_size records";
+    if (c->compressed && c->container != LB_TRAIN_NPZ)
+        return "compression=\"zip\" is for format=npz (numpy.savez_compressed)";
+    if (c->compressed && !lb_fmt_have_deflate())
+        return "compression=\"zip\" needs zlib, and this build has none";
     if (c->transfer_size && c->transfer_size < 4096)
         return "transfer_size must be at least 4 KiB";
     if (sz->dist == LB_TRAIN_UNIFORM ? sz->a == 0 || sz->a > sz->b : sz->a == 0)
@@ -1325,6 +1335,7 @@ static void run_release(struct train_run *r)
     const struct lb_train_cfg *c = r->cfg;
     for (uint32_t i = 0; r->rd && i < r->nreaders; i++) {
         free(r->rd[i].buf);
+        free(r->rd[i].io.zbuf);
         free(r->rd[i].recs);
         lb_hist_free(r->rd[i].read);
     }

@@ -106,6 +106,8 @@ struct lb_train_cfg {
     uint32_t shuffle_size;       /* tfrecord, shuffle=sample: samples in the
                                     shuffle buffer (DLIO's 1024) */
     uint64_t chunk_size;         /* hdf5: bytes per chunk, 0: one sample */
+    bool compressed;             /* npz: members laid out deflated (DLIO's
+                                    compression: zip, savez_compressed) */
     uint32_t batch_size;
     uint32_t read_threads;
     uint32_t epochs;

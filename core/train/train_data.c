@@ -95,6 +95,7 @@ void lb_dataset_shape(const struct lb_dataset *d, uint64_t f, struct lb_fmt_shap
     s->spf = c->samples_per_file;
     s->len = lb_train_sample_size(c, f, 0);
     s->chunk = c->chunk_size ? c->chunk_size : s->len;
+    s->deflate = c->compressed;
 }
 
 static uint64_t max_sample(const struct lb_train_cfg *c)
@@ -290,6 +291,16 @@ int lb_dataset_layout(const struct lb_dataset *d, uint64_t f, char *buf,
     int there = stat(path, &st) == 0;
     if (there && S_ISREG(st.st_mode) && (uint64_t)st.st_size == size && !d->rewrite)
         return 0;
+    if (size == 0 && there && S_ISREG(st.st_mode) && !d->rewrite && d->matched &&
+        f < d->laid_before)
+        return 0;                       /* deflated: the record vouches for it */
+    if (size == 0 && there && S_ISREG(st.st_mode) && !d->rewrite && !d->cfg->relayout &&
+        !d->cfg->readonly) {
+        snprintf(err, len, "%s is there, and a deflated npz's size cannot be checked without "
+                 "the layout record: laid out with other parameters? (relayout=1 rewrites "
+                 "the dataset)", path);
+        return -ESTALE;
+    }
     if (there && S_ISREG(st.st_mode) && !d->rewrite && !d->cfg->relayout &&
         !d->cfg->readonly) {
         snprintf(err, len, "%s is %llu bytes, not the %llu this layout gives: laid out with "
@@ -384,10 +395,10 @@ static int manifest_path(const struct lb_train_cfg *c, char *buf, size_t len)
     return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : n;
 }
 
-enum { M_SPF, M_SIZE, M_DIRECT, M_CHUNK, M_SUBDIRS, M_FILES, M_FORMAT, M_N };
+enum { M_SPF, M_SIZE, M_DIRECT, M_CHUNK, M_SUBDIRS, M_COMPRESSION, M_FILES, M_FORMAT, M_N };
 static const char *const manifest_keys[M_N] = {
-    "samples_per_file", "sample_size", "direct", "chunk_size", "num_subfolders", "files",
-    "format",
+    "samples_per_file", "sample_size", "direct", "chunk_size", "num_subfolders", "compression",
+    "files", "format",
 };
 
 /* This run's value of each key, as text. */
@@ -410,6 +421,7 @@ static void manifest_values(const struct lb_dataset *d, uint64_t files, char v[M
         snprintf(v[M_SUBDIRS], 64, "0 (groups of %d)", LB_DATASET_FANOUT);
     else
         snprintf(v[M_SUBDIRS], 64, "%llu", (unsigned long long)(d->nsubdirs ? d->nsubdirs : 1));
+    snprintf(v[M_COMPRESSION], 64, "%s", c->compressed ? "zip" : "none");
     snprintf(v[M_FILES], 64, "%llu", (unsigned long long)files);
     snprintf(v[M_FORMAT], 64, "%s", container_names[c->container]);
 }
@@ -442,6 +454,8 @@ static int manifest_read(const struct lb_train_cfg *c, char old[M_N][64])
         }
     }
     fclose(fp);
+    if (!old[M_COMPRESSION][0])
+        snprintf(old[M_COMPRESSION], 64, "none");   /* a record from before the key */
     return 0;
 }
 
@@ -458,12 +472,14 @@ int lb_dataset_manifest_check(struct lb_dataset *d, char *what, size_t wlen,
     d->recorded = 1;
     for (int k = 0; k < M_N; k++)
         d->recorded &= !strcmp(old[k], cur[k]);
+    d->matched = 1;
     for (int k = 0; k < M_FILES; k++) {
         if (!strcmp(old[k], cur[k]) || (k == M_DIRECT && !direct_matters(c)))
             continue;
         if (k == M_CHUNK && c->container != LB_TRAIN_HDF5)
             continue;
         snprintf(what, wlen, "%s=%s (this run: %s)", manifest_keys[k], old[k], cur[k]);
+        d->matched = 0;
         if (c->relayout) {
             d->rewrite = 1;
             return 0;

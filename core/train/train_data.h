@@ -23,6 +23,7 @@ struct lb_dataset {
     int rewrite;                 /* relayout: files of the right size too */
     uint64_t laid_before;        /* files the manifest says are laid out */
     int recorded;                /* the manifest says what this run would */
+    int matched;                 /* ... up to the number of files */
     uint64_t max_sample;         /* bytes: the largest sample */
     uint64_t *offsets;           /* packed, varying sizes: offset of each
                                     sample; NULL otherwise */
@@ -39,7 +40,7 @@ void lb_dataset_free(struct lb_dataset *d);
 struct lb_fmt_shape;
 /* The container shape of file f: samples, bytes per sample, chunk. */
 void lb_dataset_shape(const struct lb_dataset *d, uint64_t f, struct lb_fmt_shape *s);
-/* Bytes file f holds. */
+/* Bytes file f holds; 0 when deflated (known once written). */
 uint64_t lb_dataset_file_size(const struct lb_dataset *d, uint64_t f);
 /* The subdirectories of the dataset, made when missing.  0 or -errno. */
 int lb_dataset_mkdirs(const struct lb_dataset *d, char *err, size_t len);

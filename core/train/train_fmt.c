@@ -3,12 +3,14 @@
  * chunked file, written and read as the Python readers DLIO uses do.
  *
  * npz is what numpy.savez(path, x=records, y=labels) writes: a stored
- * (not deflated) zip of x.npy (uint8, shape (sample bytes, samples)) and
- * y.npy (int64 zeros), each local header with the zip64 extra field that
- * numpy asks for, the central directory, and a zip64 end record only when
- * an offset or size needs one, as Python's zipfile does.  Python's zipfile
- * and numpy open it.  The reader parses the real structures, so it reads
- * npz files made by numpy too.
+ * zip of x.npy (uint8, shape (sample bytes, samples)) and y.npy (int64
+ * zeros), each local header with the zip64 extra field that numpy asks
+ * for, the central directory, and a zip64 end record only when an offset
+ * or size needs one, as Python's zipfile does; or, as
+ * numpy.savez_compressed, the members deflated by zlib with zipfile's
+ * settings (default level, raw deflate).  Python's zipfile and numpy open
+ * it.  The reader parses the real structures, so it reads npz files made
+ * by numpy too.
  *
  * TFRecord files hold one record per sample: length (uint64 LE), masked
  * crc32c of the length, a tf.train.Example {image: bytes, size: int64}
@@ -24,8 +26,13 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#ifdef LB_HAVE_ZLIB
+#include <zlib.h>
+#endif
 
 #include "base/verify.h"
 #include "train/train_fmt.h"
@@ -137,15 +144,12 @@ struct fw {                      /* a file being written, front to back */
     uint64_t f;
     int sum;                     /* 1: zip crc, 2: crc32c, of what passes */
     uint32_t crc;
+    void *z;                     /* a z_stream: what passes is deflated */
     int rc;
 };
 
-static void fw_put(struct fw *w, const void *p, size_t n)
+static void fw_write(struct fw *w, const void *p, size_t n)
 {
-    if (w->sum == 1)
-        w->crc = lb_fmt_crc32(w->crc, p, n);
-    else if (w->sum == 2)
-        w->crc = lb_crc32c(w->crc, p, n);
     for (const char *q = p; n && w->rc == 0;) {
         ssize_t k = write(w->fd, q, n);
         if (k < 0 && errno == EINTR)
@@ -159,6 +163,45 @@ static void fw_put(struct fw *w, const void *p, size_t n)
         w->off += (uint64_t)k;
     }
 }
+
+/* n bytes (finish: and the end of the stream) through the deflater. */
+static void fw_deflate(struct fw *w, const void *p, size_t n, int finish)
+{
+#ifdef LB_HAVE_ZLIB
+    unsigned char out[1u << 16];
+    z_stream *z = w->z;
+    z->next_in = (Bytef *)p;
+    z->avail_in = (uInt)n;              /* n is at most the pattern's length */
+    for (;;) {
+        z->next_out = out;
+        z->avail_out = sizeof out;
+        int rc = deflate(z, finish ? Z_FINISH : Z_NO_FLUSH);
+        if (rc == Z_STREAM_ERROR) {
+            w->rc = -EIO;
+            return;
+        }
+        fw_write(w, out, sizeof out - z->avail_out);
+        if (w->rc || (finish ? rc == Z_STREAM_END : z->avail_in == 0 && z->avail_out))
+            return;
+    }
+#else
+    w->rc = -ENOTSUP;
+#endif
+}
+
+static void fw_put(struct fw *w, const void *p, size_t n)
+{
+    if (w->sum == 1)
+        w->crc = lb_fmt_crc32(w->crc, p, n);
+    else if (w->sum == 2)
+        w->crc = lb_crc32c(w->crc, p, n);
+    if (w->z)
+        fw_deflate(w, p, n, 0);
+    else
+        fw_write(w, p, n);
+}
+
+static void fw_zeros(struct fw *w, uint64_t n);
 
 /* n bytes of zeros left as a hole: passed over, their CRC computed. */
 static void fw_hole(struct fw *w, uint64_t n)
@@ -176,8 +219,12 @@ static void fw_hole(struct fw *w, uint64_t n)
  * (no pattern: a hole). */
 static void fw_pattern(struct fw *w, uint64_t n)
 {
-    if (w->pat == NULL) {
+    if (w->pat == NULL && !w->z) {
         fw_hole(w, n);
+        return;
+    }
+    if (w->pat == NULL) {
+        fw_zeros(w, n);                 /* deflated: zeros */
         return;
     }
     while (n && w->rc == 0) {
@@ -236,6 +283,8 @@ struct npz_member {
     uint64_t data;               /* bytes after the header */
     uint64_t off;                /* of the local header */
     uint32_t crc;
+    int method;                  /* 0 stored, 8 deflated */
+    uint64_t csize;              /* bytes stored in the zip */
 };
 
 static void npz_members(const struct lb_fmt_shape *s, struct npz_member m[2])
@@ -246,6 +295,10 @@ static void npz_members(const struct lb_fmt_shape *s, struct npz_member m[2])
     m[1].name = "y.npy";
     m[1].hlen = npy_header(m[1].hdr, "<i8", s->spf, 0, 0);
     m[1].data = 8ull * s->spf;
+    for (int i = 0; i < 2; i++) {
+        m[i].method = s->deflate ? 8 : 0;
+        m[i].csize = m[i].hlen + m[i].data;     /* stored; deflated: once written */
+    }
 }
 
 static uint64_t npz_size(const struct lb_fmt_shape *s, uint64_t *cd_off, uint64_t *cd_len)
@@ -254,7 +307,7 @@ static uint64_t npz_size(const struct lb_fmt_shape *s, uint64_t *cd_off, uint64_
     uint64_t off = 0, cd = 0;
     npz_members(s, m);
     for (int i = 0; i < 2; i++) {
-        uint64_t size = m[i].hlen + m[i].data;
+        uint64_t size = m[i].csize;
         uint64_t x = (size > ZIP64_LIMIT ? 16 : 0) + (off > ZIP64_LIMIT ? 8 : 0);
         cd += ZIP_CENTRAL + 5 + (x ? 4 + x : 0);
         off += ZIP_LOCAL + 5 + ZIP_EXTRA64 + size;
@@ -274,6 +327,7 @@ static void zip_local(uint8_t *p, const struct npz_member *m)
     memset(p, 0, ZIP_LOCAL + 5 + ZIP_EXTRA64);
     le32(p, 0x04034b50);
     le16(p + 4, 45);                    /* zip64 */
+    le16(p + 8, m->method);
     le16(p + 12, DOS_DATE);
     le32(p + 14, m->crc);
     le32(p + 18, 0xffffffffu);
@@ -284,22 +338,23 @@ static void zip_local(uint8_t *p, const struct npz_member *m)
     le16(p + 35, 1);
     le16(p + 37, 16);
     le64(p + 39, size);
-    le64(p + 47, size);
+    le64(p + 47, m->csize);
 }
 
 static size_t zip_central(uint8_t *p, const struct npz_member *m)
 {
     uint64_t size = m->hlen + m->data, x[2];
-    int big = size > ZIP64_LIMIT, far = m->off > ZIP64_LIMIT;
+    int big = size > ZIP64_LIMIT || m->csize > ZIP64_LIMIT, far = m->off > ZIP64_LIMIT;
     size_t nx = 0;
     memset(p, 0, ZIP_CENTRAL + 5 + 4 + 24);
     le32(p, 0x02014b50);
     p[4] = 45;
     p[5] = 3;                           /* made on Unix */
     le16(p + 6, 45);
+    le16(p + 10, m->method);
     le16(p + 12, DOS_DATE);
     le32(p + 16, m->crc);
-    le32(p + 20, big ? 0xffffffffu : size);
+    le32(p + 20, big ? 0xffffffffu : m->csize);
     le32(p + 24, big ? 0xffffffffu : size);
     le16(p + 28, 5);
     le32(p + 38, 0600u << 16);
@@ -308,7 +363,7 @@ static size_t zip_central(uint8_t *p, const struct npz_member *m)
     if (big)
         x[nx++] = size;
     if (big)
-        x[nx++] = size;
+        x[nx++] = m->csize;
     size_t xl = (size_t)nx * 8 + (far ? 8 : 0);
     if (xl == 0)
         return ZIP_CENTRAL + 5;
@@ -349,6 +404,46 @@ static void zip_end(struct fw *w, uint64_t cd_off, uint64_t cd_len)
     fw_put(w, e, (size_t)(p + ZIP_END - e));
 }
 
+int lb_fmt_have_deflate(void)
+{
+#ifdef LB_HAVE_ZLIB
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+/* A member's bytes from here on go through zlib as zipfile's
+ * ZIP_DEFLATED sets it: the default level, a raw deflate stream. */
+static int npz_deflate_begin(struct fw *w)
+{
+#ifdef LB_HAVE_ZLIB
+    z_stream *z = calloc(1, sizeof *z);
+    if (z == NULL || deflateInit2(z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, -15, 8,
+                                  Z_DEFAULT_STRATEGY) != Z_OK) {
+        free(z);
+        w->rc = -ENOMEM;
+        return w->rc;
+    }
+    w->z = z;
+    return 0;
+#else
+    w->rc = -ENOTSUP;
+    return w->rc;
+#endif
+}
+
+static void npz_deflate_end(struct fw *w)
+{
+#ifdef LB_HAVE_ZLIB
+    if (w->rc == 0)
+        fw_deflate(w, NULL, 0, 1);
+    deflateEnd(w->z);
+    free(w->z);
+    w->z = NULL;
+#endif
+}
+
 static void npz_write(struct fw *w, const struct lb_fmt_shape *s)
 {
     struct npz_member m[2];
@@ -360,6 +455,9 @@ static void npz_write(struct fw *w, const struct lb_fmt_shape *s)
         m[i].crc = 0;
         zip_local(lh, &m[i]);
         fw_put(w, lh, sizeof lh);
+        uint64_t data0 = w->off;
+        if (s->deflate && npz_deflate_begin(w) < 0)
+            return;
         w->sum = 1;
         w->crc = 0;
         fw_put(w, m[i].hdr, m[i].hlen);
@@ -367,8 +465,11 @@ static void npz_write(struct fw *w, const struct lb_fmt_shape *s)
             fw_pattern(w, m[i].data);
         else
             fw_zeros(w, m[i].data);
+        if (s->deflate)
+            npz_deflate_end(w);
         w->sum = 0;
         m[i].crc = w->crc;
+        m[i].csize = w->off - data0;
         zip_local(lh, &m[i]);           /* the CRC, once known */
         fw_at(w, lh, sizeof lh, m[i].off);
     }
@@ -555,7 +656,7 @@ uint64_t lb_fmt_file_size(enum lb_train_container k, const struct lb_fmt_shape *
     uint64_t a, b;
     switch (k) {
     case LB_TRAIN_NPZ:
-        return npz_size(s, &a, &b);
+        return s->deflate ? 0 : npz_size(s, &a, &b);
     case LB_TRAIN_TFRECORD:
         return s->spf * (16 + tf_example(s->len, NULL, NULL, NULL, NULL));
     case LB_TRAIN_HDF5:
@@ -662,9 +763,17 @@ static int npz_end(int fd, struct lb_fmt_io *io, uint64_t *cd_off, uint64_t *cd_
     return 0;
 }
 
-/* Finds x.npy in the central directory: its local header and size. */
+/* x.npy as the central directory gives it. */
+struct npz_entry {
+    uint64_t hoff;               /* its local header */
+    uint64_t csize, usize;       /* stored and array bytes */
+    uint32_t crc;
+    int method;
+};
+
+/* Finds x.npy in the central directory. */
 static int npz_find(const uint8_t *cd, uint64_t len, struct lb_fmt_io *io,
-                    uint64_t *hoff, uint64_t *size)
+                    struct npz_entry *x)
 {
     for (uint64_t i = 0; i + ZIP_CENTRAL <= len;) {
         const uint8_t *e = cd + i;
@@ -674,25 +783,30 @@ static int npz_find(const uint8_t *cd, uint64_t len, struct lb_fmt_io *io,
         if (i + ZIP_CENTRAL + nl + xl > len)
             break;
         if (nl == 5 && !memcmp(e + 46, "x.npy", 5)) {
-            if (rd16(e + 10) != 0)
-                return bad(io, -ENOTSUP, "x.npy is compressed (numpy.savez_compressed): "
-                           "only stored members are read");
-            uint64_t csize = rd32(e + 20), off = rd32(e + 42);
-            for (uint64_t x = 0; x + 4 <= xl;) {        /* the zip64 extra */
-                const uint8_t *p = e + 46 + nl + x;
+            x->method = (int)rd16(e + 10);
+            if (x->method == 8 && !lb_fmt_have_deflate())
+                return bad(io, -ENOTSUP, "x.npy is deflated (numpy.savez_compressed) and "
+                           "this build has no zlib");
+            if (x->method != 0 && x->method != 8)
+                return bad(io, -ENOTSUP, "x.npy is compressed with neither store nor deflate");
+            uint64_t csize = rd32(e + 20), usize = rd32(e + 24), off = rd32(e + 42);
+            for (uint64_t i = 0; i + 4 <= xl;) {        /* the zip64 extra */
+                const uint8_t *p = e + 46 + nl + i;
                 uint64_t id = rd16(p), sz = rd16(p + 2), k = 4;
                 if (id == 1) {
-                    if (rd32(e + 24) == 0xffffffffu && k + 8 <= sz + 4)
-                        k += 8;                         /* uncompressed size */
+                    if (usize == 0xffffffffu && k + 8 <= sz + 4)
+                        usize = rd64(p + k), k += 8;
                     if (csize == 0xffffffffu && k + 8 <= sz + 4)
                         csize = rd64(p + k), k += 8;
                     if (off == 0xffffffffu && k + 8 <= sz + 4)
                         off = rd64(p + k);
                 }
-                x += 4 + sz;
+                i += 4 + sz;
             }
-            *hoff = off;
-            *size = csize;
+            x->hoff = off;
+            x->csize = csize;
+            x->usize = usize;
+            x->crc = (uint32_t)rd32(e + 16);
             return 0;
         }
         i += ZIP_CENTRAL + nl + xl + cl;
@@ -700,18 +814,116 @@ static int npz_find(const uint8_t *cd, uint64_t len, struct lb_fmt_io *io,
     return bad(io, -EILSEQ, "no member x.npy in the npz file");
 }
 
+/* The .npy header at the front of x's bytes p (n of them): its length
+ * with the magic, or 0 when more bytes are needed, -EILSEQ when bad. */
+static int64_t npy_header_len(const uint8_t *p, uint64_t n, uint64_t size, struct lb_fmt_io *io)
+{
+    if (n >= 6 && memcmp(p, "\x93NUMPY", 6))
+        return bad(io, -EILSEQ, "x.npy is not a .npy array");
+    if (n < 8 || n < (p[6] == 1 ? 10u : 12u))
+        return 0;
+    uint64_t hl = p[6] == 1 ? rd16(p + 8) : rd32(p + 8), pre = p[6] == 1 ? 10 : 12;
+    if (pre + hl > size)
+        return bad(io, -EILSEQ, "x.npy has a bad header");
+    return (int64_t)(pre + hl);
+}
+
+#ifdef LB_HAVE_ZLIB
+#define ZIP_MIN_READ 4096u               /* zipfile's first read of a member */
+
+struct inflating {                /* a deflated x.npy being read */
+    z_stream z;
+    uint32_t crc;                /* of what came out */
+    uint64_t out;                /* bytes that came out */
+    uint8_t head[16];            /* its first bytes: the .npy header's length */
+    unsigned nhead;
+    int64_t hlen;                /* that length, 0 while unknown */
+};
+
+/* Inflates n bytes at p into the scratch.  Z_OK or Z_STREAM_END, else
+ * -EILSEQ with io->msg. */
+static int npz_inflate_piece(struct inflating *st, const char *p, size_t n,
+                             const struct npz_entry *x, struct lb_fmt_io *io)
+{
+    z_stream *z = &st->z;
+    int zr;
+    z->next_in = (Bytef *)p;
+    z->avail_in = (uInt)n;
+    do {
+        z->next_out = (Bytef *)io->zbuf;
+        z->avail_out = (uInt)io->buflen;
+        zr = inflate(z, Z_NO_FLUSH);
+        if (zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR)
+            return bad(io, -EILSEQ, "x.npy: bad deflate data");
+        uint64_t k = io->buflen - z->avail_out, room = sizeof st->head - st->nhead;
+        st->crc = lb_fmt_crc32(st->crc, io->zbuf, k);
+        st->out += k;
+        if (st->hlen == 0 && k) {
+            memcpy(st->head + st->nhead, io->zbuf, k < room ? k : room);
+            st->nhead += (unsigned)(k < room ? k : room);
+            st->hlen = npy_header_len(st->head, st->nhead, x->usize, io);
+            if (st->hlen < 0)
+                return (int)st->hlen;
+        }
+    } while (z->avail_out == 0 && zr != Z_STREAM_END);
+    return zr == Z_BUF_ERROR ? Z_OK : zr;
+}
+
+/* A deflated x.npy from off, as zipfile hands it to numpy: its first
+ * 4 KiB, then transfer-sized pieces, inflated, the CRC checked at the end. */
+static int npz_inflate(int fd, uint64_t off, const struct npz_entry *x, struct lb_fmt_io *io)
+{
+    struct inflating st;
+    memset(&st, 0, sizeof st);
+    if (io->zbuf == NULL && (io->zbuf = malloc(io->buflen)) == NULL)
+        return -ENOMEM;
+    if (inflateInit2(&st.z, -15) != Z_OK)
+        return -ENOMEM;
+    uint64_t left = x->csize, piece = ZIP_MIN_READ;
+    uint64_t most = io->transfer < io->buflen ? io->transfer : io->buflen;
+    int rc = 0, zr = Z_OK;
+    while (rc == 0 && left && zr != Z_STREAM_END) {
+        uint64_t n = left < piece ? left : piece;
+        if ((rc = pread_all(fd, io->buf, n, off, io)) < 0)
+            break;
+        off += n;
+        left -= n;
+        piece = most;
+        zr = npz_inflate_piece(&st, io->buf, (size_t)n, x, io);
+        rc = zr < 0 ? zr : 0;
+    }
+    inflateEnd(&st.z);
+    if (rc < 0)
+        return rc;
+    if (zr != Z_STREAM_END || st.out != x->usize || st.hlen <= 0)
+        return bad(io, -EILSEQ, "x.npy: the deflate stream and the member's size disagree");
+    if (st.crc != x->crc)
+        return bad(io, -EILSEQ, "x.npy: bad CRC-32");
+    io->member = x->usize - (uint64_t)st.hlen;
+    return 0;
+}
+#else
+static int npz_inflate(int fd, uint64_t off, const struct npz_entry *x, struct lb_fmt_io *io)
+{
+    return bad(io, -ENOTSUP, "x.npy is deflated and this build has no zlib");
+}
+#endif
+
 int lb_fmt_npz_read(int fd, struct lb_fmt_io *io)
 {
     uint8_t *b = (uint8_t *)io->buf;
-    uint64_t cd_off = 0, cd_len = 0, hoff = 0, size = 0;
+    uint64_t cd_off = 0, cd_len = 0, hoff, size;
+    struct npz_entry x;
     int rc = npz_end(fd, io, &cd_off, &cd_len);
     if (rc < 0)
         return rc;
     if (cd_len > io->buflen)
         return bad(io, -EFBIG, "npz central directory larger than the read buffer");
     if ((rc = pread_all(fd, b, cd_len, cd_off, io)) < 0 ||
-        (rc = npz_find(b, cd_len, io, &hoff, &size)) < 0)
+        (rc = npz_find(b, cd_len, io, &x)) < 0)
         return rc;
+    hoff = x.hoff;
+    size = x.csize;
     if ((rc = pread_all(fd, b, ZIP_LOCAL, hoff, io)) < 0)
         return rc;
     if (rd32(b) != 0x04034b50)
@@ -719,17 +931,22 @@ int lb_fmt_npz_read(int fd, struct lb_fmt_io *io)
     uint64_t nl = rd16(b + 26), xl = rd16(b + 28), data = hoff + ZIP_LOCAL + nl + xl;
     if ((rc = pread_all(fd, b, nl, hoff + ZIP_LOCAL, io)) < 0)  /* the name, compared */
         return rc;
+    if (x.method == 8)
+        return npz_inflate(fd, data, &x, io);
     if ((rc = pread_all(fd, b, 10, data, io)) < 0)
         return rc;
-    if (memcmp(b, "\x93NUMPY", 6))
-        return bad(io, -EILSEQ, "x.npy is not a .npy array");
-    uint64_t hl = b[6] == 1 ? rd16(b + 8) : rd32(b + 8), pre = b[6] == 1 ? 10 : 12;
-    if (pre + hl > size || hl > io->buflen)
-        return bad(io, -EILSEQ, "x.npy has a bad header");
-    if ((rc = pread_all(fd, b, hl - (pre - 10), data + 10, io)) < 0)
+    uint64_t got = b[6] == 1 ? 10 : 12;       /* version 2 and 3: a 4-byte length */
+    if (got > 10 && (rc = pread_all(fd, b + 10, 2, data + 10, io)) < 0)
         return rc;
-    io->member = size - pre - hl;
-    return read_span(fd, data + pre + hl, size - pre - hl, io->transfer, io);
+    int64_t hl = npy_header_len(b, got, size, io);
+    if (hl < 0)
+        return (int)hl;
+    if (hl == 0 || (uint64_t)hl > io->buflen)
+        return bad(io, -EILSEQ, "x.npy has a bad header");
+    if ((rc = pread_all(fd, b, (uint64_t)hl - got, data + got, io)) < 0)
+        return rc;
+    io->member = size - (uint64_t)hl;
+    return read_span(fd, data + (uint64_t)hl, size - (uint64_t)hl, io->transfer, io);
 }
 
 int lb_fmt_hdf5_read(int fd, uint64_t j, struct lb_fmt_io *io, uint64_t *len)

@@ -19,9 +19,10 @@ struct lb_fmt_shape {
     uint32_t spf;                /* samples in the file */
     uint64_t len;                /* bytes per sample */
     uint64_t chunk;              /* hdf5: bytes per chunk */
+    int deflate;                 /* npz: members deflated (savez_compressed) */
 };
 
-/* Bytes the file of this shape holds. */
+/* Bytes the file of this shape holds; 0 when deflated (known once written). */
 uint64_t lb_fmt_file_size(enum lb_train_container k, const struct lb_fmt_shape *s);
 
 /* Writes the whole file f to fd (empty, at offset 0): headers, the
@@ -38,12 +39,16 @@ struct lb_fmt_io {
     uint64_t transfer;           /* bytes per data read */
     uint64_t bytes;              /* read, added to */
     uint64_t member;             /* npz: bytes of x's array (no header) */
+    char *zbuf;                  /* npz deflated: inflated bytes, buflen
+                                    (malloc'd on first use; free it) */
     char msg[256];               /* why a file is not what it should be */
 };
 
 /* np.load(path)['x'] on an open file: the end of central directory, the
  * zip64 locator, the central directory, the member's local header, the
- * .npy header, then the member's data in transfer-sized reads.
+ * .npy header, then the member's data in transfer-sized reads.  A
+ * deflated member (numpy.savez_compressed) is read as zipfile does, its
+ * first 4 KiB then transfer-sized pieces, inflated and its CRC checked.
  * 0, -errno, or -EILSEQ / -ENOTSUP with io->msg. */
 int lb_fmt_npz_read(int fd, struct lb_fmt_io *io);
 
@@ -71,6 +76,8 @@ int lb_fmt_tf_feed(struct lb_fmt_tf *t, const char *p, size_t n,
 /* 0 at the end of a file when no record is cut short, else -EILSEQ. */
 int lb_fmt_tf_end(const struct lb_fmt_tf *t, char *msg, size_t len);
 
+/* Whether npz members can be deflated and inflated (zlib). */
+int lb_fmt_have_deflate(void);
 /* The CRC-32 of zip (and zlib), continuing from crc (0 to start). */
 uint32_t lb_fmt_crc32(uint32_t crc, const void *buf, size_t len);
 /* The CRC-32 (crc32c: lb_fmt_crc32c_zeros) of n zero bytes more, as
