@@ -120,6 +120,8 @@ struct train_run {
     uint32_t nloaders;
     struct loader *ld;
     struct lb_perm fperm;        /* shuffle=file: this epoch's file order */
+    struct lb_perm tf_fperm;     /* tfrecord: the first epoch's, kept (DLIO
+                                    builds its tf.data pipeline once) */
     _Atomic uint64_t next;       /* layout: next file to take */
     _Atomic uint64_t laid_out;   /* layout: files checked */
     _Atomic uint64_t rewritten;  /* layout: files rewritten (relayout) */
@@ -594,13 +596,14 @@ static int shard_mode(const struct lb_train_cfg *c)
     return c->loader == LB_TRAIN_LOADER_SHARD;
 }
 
-/* File i of loader ld this epoch: shard k takes every K-th file of the
- * epoch's file order from k (DLIO shards the TFRecord file list so). */
+/* File i of loader ld: shard k takes every K-th file of the file order
+ * from k (DLIO shards the TFRecord file list so); the order is the first
+ * epoch's in every epoch, as DLIO's pipeline is built once. */
 static uint64_t tf_file(const struct train_run *r, const struct loader *ld, uint64_t i)
 {
     const struct lb_train_cfg *c = r->cfg;
     uint64_t p = loader_index(c, ld->k) + i * all_loaders(c);
-    return c->shuffle == LB_SHUFFLE_NONE ? p : lb_perm_at(&r->fperm, p);
+    return c->shuffle == LB_SHUFFLE_NONE ? p : lb_perm_at(&r->tf_fperm, p);
 }
 
 /* Files loader g of all ranks streams. */
@@ -1142,6 +1145,8 @@ static void epoch_begin(struct train_run *r, uint32_t e)
     uint64_t key = c->seed + e, k1 = lb_rng_splitmix64(&key);
     r->epoch = e;
     lb_perm_init(&r->fperm, c->files, k1);
+    if (e == 0)
+        r->tf_fperm = r->fperm;
     for (uint32_t i = 0; i < r->nloaders; i++)
         loader_begin(r, &r->ld[i], i, k1);
     r->bar_members = c->accelerators;

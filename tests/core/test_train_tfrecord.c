@@ -2,7 +2,8 @@
  * Description: format=tfrecord streams each file once per epoch and its
  * records go through a shuffle buffer as tf.data's shuffle does: every
  * sample comes out exactly once per epoch; with shuffle=file (no buffer)
- * each file's records come out together and in order; with shuffle=sample
+ * each file's records come out together and in order, the file order the
+ * first epoch's in every epoch (DLIO builds its pipeline once); with shuffle=sample
  * the order differs from the stream's, yet the sample at position p is
  * among the first p + shuffle_size records of the stream (the buffer
  * holds no more); two accelerators stream disjoint files (every other file
@@ -107,6 +108,8 @@ int main(void)
             if (p % SPF)
                 CHECK(a.order[e][p] == a.order[e][p - 1] + 1,
                       "file: epoch %d position %d breaks a file's run", e, p);
+    CHECK(!memcmp(a.order[0], a.order[1], sizeof a.order[0]),
+          "file: the second epoch streams the files in another order");
 
     /* the same file order (same seed) through a buffer of 16 */
     cfg_for(&c, dir, LB_SHUFFLE_SAMPLE, &b);
