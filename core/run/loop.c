@@ -90,6 +90,8 @@ void lb_measure_begin(struct lb_worker *w, uint64_t t)
     w->deadline = w->job->runtime ? t + w->job->runtime * 1000 : UINT64_MAX;
     if (w->job->ramp_time && !w->opsrc) {
         lb_gen_restart(w);
+        /* fio's reset_all_stats: the mix counts its I/Os from here */
+        memset(w->gen.mix_issued, 0, sizeof(w->gen.mix_issued));
         lb_gen_snapshot(w);
     }
     lb_worker_flags(w);
@@ -99,8 +101,8 @@ void lb_measure_begin(struct lb_worker *w, uint64_t t)
 int lb_worker_event(struct lb_worker *w, uint64_t t)
 {
     if (!w->measuring) {
-        if (t >= w->ramp_end)
-            lb_measure_begin(w, w->ramp_end);
+        if (t >= w->ramp_end)           /* fio's ramp_time_over: from now */
+            lb_measure_begin(w, t);
         return 0;
     }
     while (t >= w->iv_next)
@@ -276,6 +278,18 @@ int lb_sync_files(struct lb_worker *w, struct lb_file *only, int op)
 
 /* completion */
 
+/* Where an I/O's open-loop latency counts from: its due time, but not
+ * before the measured phase began, as the rate schedule restarts there:
+ * an I/O issued during the ramp counts from its issue, one due in the ramp
+ * and issued after it (it waited for its file, a sync) from the start of
+ * the measured phase, so the ramp's backlog is in no I/O's figure. */
+static inline uint64_t sched_from(const struct lb_worker *w, const struct lb_io *io)
+{
+    uint64_t floor = io->t_start < w->t_measure ? io->t_start : w->t_measure;
+
+    return io->t_sched > floor ? io->t_sched : floor;
+}
+
 static void record(struct lb_worker *w, const struct lb_io *io, uint64_t t, bool sync)
 {
     unsigned d = io->ddir;
@@ -292,7 +306,7 @@ static void record(struct lb_worker *w, const struct lb_io *io, uint64_t t, bool
         lb_hist_record(w->iv_lat[d], t - io->t_start);
     }
     if (io->t_sched && w->st.dir[d].sched)
-        lb_hist_record(w->st.dir[d].sched, t > io->t_sched ? t - io->t_sched : 0);
+        lb_hist_record(w->st.dir[d].sched, t - sched_from(w, io));
 }
 
 static int __attribute__((noinline)) complete_slow(struct lb_worker *w, struct lb_io *io,
@@ -319,7 +333,7 @@ static int __attribute__((noinline)) complete_slow(struct lb_worker *w, struct l
         return io_failed(w, io);
     if (w->check_reads && d == LB_READ && io->result == (int64_t)io->len)
         ret = check_block(w, io);
-    if (w->measuring)
+    if (w->measuring && !w->ramp_batch)
         record(w, io, t, sync);
     return ret;
 }
@@ -552,11 +566,13 @@ static void queue_rules(const struct lb_worker *w, struct queue_rules *q)
     q->poll = !q->cmin && !j->iodepth_batch_complete_max;
 }
 
-/* Completes what one getevents call returned; all at one time stamp. */
+/* Completes what one getevents call returned; all at one time stamp.  As
+ * fio's, none of a batch whose first completion ended the ramp counts. */
 static void reaped(struct lb_worker *w, int n, int *end)
 {
     uint64_t t = lb_clock_now();
 
+    w->ramp_batch = !w->measuring;
     for (int i = 0; i < n; i++) {
         struct lb_io *io = w->evs[i];
         int e;
@@ -568,6 +584,7 @@ static void reaped(struct lb_worker *w, int n, int *end)
         if (e && !*end)
             *end = e;
     }
+    w->ramp_batch = false;
 }
 
 /* One reap, as fio's io_u_queued_complete: at least min (at most what is

@@ -188,6 +188,8 @@ struct lb_worker {
     uint64_t think_ns, think_every, think_count;   /* thinktime, _blocks; I/Os */
     /* measurement */
     bool measuring;              /* past the ramp */
+    bool ramp_batch;             /* reaping a batch begun in the ramp: fio
+                                    accounts none of it */
     bool cslow;                  /* completions take complete_slow */
     uint64_t next_event;         /* clock ns: the earliest of the three below */
     uint64_t ramp_end, deadline, t_measure, t_end;  /* clock ns; measured
