@@ -373,8 +373,9 @@ static void push_job_counts(lua_State *L, const struct lb_interval *iv, double s
 }
 
 /* {index, start_ms, end_ms, duration_s, read = {total_ios, io_bytes, ios,
- * bytes, iops, bw_bytes, clat_hist, lat_hist}, write, trim[, jobs]}, strict
- * (lb_strict_record); jobs: each job's counts, in a run of several */
+ * bytes, iops, bw_bytes, clat_hist, lat_hist[, sched_lat_hist]}, write,
+ * trim[, jobs]}, strict (lb_strict_record); sched_lat_hist: under a rate
+ * cap of that direction; jobs: each job's counts, in a run of several */
 void lb_push_interval(lua_State *L, const struct lb_interval *iv)
 {
     double secs = (double)(iv->end_ns - iv->start_ns) / 1e9;
@@ -390,6 +391,10 @@ void lb_push_interval(lua_State *L, const struct lb_interval *iv)
         lua_setfield(L, -2, "clat_hist");
         push_hist_copy(L, iv->lat[d]);
         lua_setfield(L, -2, "lat_hist");
+        if (iv->sched[d]) {
+            push_hist_copy(L, iv->sched[d]);
+            lua_setfield(L, -2, "sched_lat_hist");
+        }
         lb_strict_record(L);
         lua_setfield(L, -2, lb_ddir_name(d));
     }

@@ -305,8 +305,8 @@ static void record(struct lb_worker *w, const struct lb_io *io, uint64_t t, bool
         lb_hist_record(w->st.dir[d].slat, io->t_issue - io->t_start);
         lb_hist_record(w->iv_lat[d], t - io->t_start);
     }
-    if (io->t_sched && w->st.dir[d].sched)
-        lb_hist_record(w->st.dir[d].sched, t - sched_from(w, io));
+    if (io->t_sched && w->iv_sched[d])
+        lb_hist_record(w->iv_sched[d], t - sched_from(w, io));
 }
 
 static int __attribute__((noinline)) complete_slow(struct lb_worker *w, struct lb_io *io,

@@ -187,7 +187,7 @@ static int alloc_stats(struct lb_worker *w)
         if (lb_hist_new(&w->iv_clat[d]) || lb_hist_new(&ds->clat) ||
             (!w->sync && (lb_hist_new(&ds->slat) || lb_hist_new(&ds->lat) ||
                           lb_hist_new(&w->iv_lat[d]))) ||
-            (w->rate_bps[d] && lb_hist_new(&ds->sched)))
+            (w->rate_bps[d] && (lb_hist_new(&ds->sched) || lb_hist_new(&w->iv_sched[d]))))
             return fail(w, -ENOMEM, "out of memory");
     }
     return 0;
@@ -378,7 +378,7 @@ static uint64_t mem_of(const struct lb_worker *w)
     for (int d = 0; d < LB_DDIR_N; d++) {
         m += hist_mem(w->iv_clat[d]) + hist_mem(w->iv_lat[d]) + hist_mem(w->st.dir[d].clat) +
              hist_mem(w->st.dir[d].slat) + hist_mem(w->st.dir[d].lat) +
-             hist_mem(w->st.dir[d].sched);
+             hist_mem(w->st.dir[d].sched) + hist_mem(w->iv_sched[d]);
     }
     return m;
 }
@@ -527,6 +527,7 @@ void lb_worker_free(struct lb_worker *w)
     for (int d = 0; d < LB_DDIR_N; d++) {
         lb_hist_free(w->iv_clat[d]);
         lb_hist_free(w->iv_lat[d]);
+        lb_hist_free(w->iv_sched[d]);
     }
     lb_iv_nodes_free(w->spare);
     lb_stats_release(&w->st);
