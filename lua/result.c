@@ -110,7 +110,9 @@ static struct sample_stats samples_of(const double *v, size_t n)
     return s;
 }
 
-/* bw (KiB/s) and iops samples from the intervals */
+/* bw (KiB/s) and iops samples from the intervals; as fio's (stat.c
+ * __add_samples), an interval without bytes of direction d is no sample
+ * of it, so a direction never used has none */
 static void push_samples(lua_State *L, const struct lb_ivs *ivs, int d)
 {
     size_t n = ivs ? ivs->n : 0;
@@ -119,7 +121,7 @@ static void push_samples(lua_State *L, const struct lb_ivs *ivs, int d)
     for (size_t i = 0; i < n; i++) {
         const struct lb_interval *iv = ivs->v[i];
         double secs = (double)(iv->end_ns - iv->start_ns) / 1e9;
-        if (secs <= 0)
+        if (secs <= 0 || !iv->bytes[d])
             continue;
         bw[k] = (double)iv->bytes[d] / 1024.0 / secs;
         io[k] = (double)iv->ios[d] / secs;

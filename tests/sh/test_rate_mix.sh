@@ -36,4 +36,68 @@ counts noshare 9 0 --rw=randrw --rwmixread=100 --rate_iops=20,1 --size=36k
 # time_based: the I/Os due at 0 and 500 ms, not the one due at the end
 counts runtime 2 0 --rw=read --rate_iops=2 --size=1m --time_based --runtime=1
 counts runtime_mix 2 1 --rw=randrw --rate_iops=2,1 --size=1m --time_based --runtime=1 --iodepth=4
+
+# --- the output of a rate-capped mixed job, as fio's ----------------------------
+JOB=(--name=out --ioengine=null --rw=randrw --rwmixread=70 --bs=4k --size=1m --time_based
+     --runtime=1 --rate_iops=50,10)
+"$LUABENCH" fio "${JOB[@]}" --output-format=json >out.json 2>out.err || fail "json: $(cat out.err)"
+"$LUABENCH" fio "${JOB[@]}" >out.txt 2>&1 || fail "normal output: $(cat out.txt)"
+cat >shape.lua <<'LUA'
+local function load(p)
+  local f = assert(io.open(p)); local j = lb.json_decode(f:read("a")); f:close(); return j
+end
+local function die(fmt, ...) io.stderr:write(string.format(fmt, ...), "\n"); os.exit(1) end
+local j = load(args.lb)
+local job = j.jobs[1]
+-- fio has no "global options" without one, no "disk_util" without disk
+-- statistics, no "steadystate" without ss, and lists no option written bare
+for _, k in ipairs{"global options", "disk_util"} do
+  if j[k] ~= nil then die("'%s' in the document", k) end
+end
+if job.steadystate ~= nil then die("a steadystate object without ss") end
+if job["job options"].time_based ~= nil then die("--time_based (bare) in job options") end
+if job["job options"].rate_iops ~= "50,10" then die("job options: rate_iops %s", tostring(job["job options"].rate_iops)) end
+-- a direction without I/O has no bandwidth samples
+if job.trim.bw_samples ~= 0 or job.trim.iops_samples ~= 0 or job.trim.bw_agg ~= 0 then
+  die("trim samples %s %s agg %s", job.trim.bw_samples, job.trim.iops_samples, job.trim.bw_agg)
+end
+if job.read.bw_samples < 1 or job.write.bw_samples < 1 then die("no read/write bw samples") end
+if job.elapsed < 1 then die("elapsed %s: fio rounds up", job.elapsed) end
+if not job.read.sched_lat_ns or not job.write.sched_lat_ns then die("no sched_lat_ns") end
+-- the installed fio's keys, the same but for sched_lat_ns
+if args.fio ~= "" then
+  local f = load(args.fio)
+  local function keys(t, pre, out)
+    for k, v in pairs(t) do
+      if k ~= "sched_lat_ns" and k ~= "percentile" and k ~= "bins" then
+        out[#out + 1] = pre .. k
+        if type(v) == "table" and k ~= "job options" then keys(v, pre .. k .. ".", out) end
+      end
+    end
+    return out
+  end
+  local a, b = keys(f, "", {}), keys(j, "", {})
+  table.sort(a); table.sort(b)
+  local sa, sb = table.concat(a, "\n"), table.concat(b, "\n")
+  if sa ~= sb then
+    local seen = {}
+    for _, k in ipairs(b) do seen[k] = true end
+    for _, k in ipairs(a) do if not seen[k] then io.stderr:write("only fio: ", k, "\n") end end
+    seen = {}
+    for _, k in ipairs(a) do seen[k] = true end
+    for _, k in ipairs(b) do if not seen[k] then io.stderr:write("only luabench: ", k, "\n") end end
+    die("the keys differ from fio's")
+  end
+  print(string.format("%d keys as fio's", #a))
+end
+LUA
+fj=""
+if command -v fio >/dev/null && fio --version 2>/dev/null | grep -q '^fio-3\.33'; then
+  fio "${JOB[@]}" --output-format=json >fio.json 2>/dev/null && fj=fio.json
+fi
+out=$("$LUABENCH" shape.lua lb=out.json fio="$fj" 2>&1) || fail "$out"
+echo "$out"
+contains "$(cat out.txt)" "  write: IOPS=" "the write line"
+grep -q "^  write: IOPS=.*msec); 0 zone resets$" out.txt || fail "the write line lacks fio's zone resets: $(grep 'write: IOPS' out.txt)"
+grep -q "^   sched lat: min=" out.txt || fail "no sched lat line"
 pass
