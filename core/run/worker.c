@@ -201,7 +201,7 @@ static void pacing_setup(struct lb_worker *w)
         uint64_t bs = lb_job_bs_min(j, 1u << d), iops;
 
         bs = bs && bs != UINT32_MAX ? bs : 4096;
-        /* fio's __setup_rate: rate wins over rate_iops, which counts
+        /* fio's __setup_rate: rate, else rate_iops (never both), which counts
          * bytes at the smallest block size; poisson's mean gap is in
          * whole microseconds, as fio's usec_for_io has it */
         w->rate_bps[d] = j->rate[d] ? j->rate[d] : j->rate_iops[d] * bs;

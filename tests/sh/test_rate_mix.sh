@@ -36,6 +36,9 @@ counts noshare 9 0 --rw=randrw --rwmixread=100 --rate_iops=20,1 --size=36k
 # time_based: the I/Os due at 0 and 500 ms, not the one due at the end
 counts runtime 2 0 --rw=read --rate_iops=2 --size=1m --time_based --runtime=1
 counts runtime_mix 2 1 --rw=randrw --rate_iops=2,1 --size=1m --time_based --runtime=1 --iodepth=4
+# fio refuses a cap in bytes beside one in I/Os
+expect_exit 2 "rate and rate_iops are mutually exclusive" \
+  "$LUABENCH" fio --name=both --ioengine=null --size=1m --rate=1m --rate_iops=,10
 
 # --- the output of a rate-capped mixed job, as fio's ----------------------------
 JOB=(--name=out --ioengine=null --rw=randrw --rwmixread=70 --bs=4k --size=1m --time_based
