@@ -41,6 +41,7 @@ expect_exit 2 "rate and rate_iops are mutually exclusive" \
   "$LUABENCH" fio --name=both --ioengine=null --size=1m --rate=1m --rate_iops=,10
 
 # --- the output of a rate-capped mixed job, as fio's ----------------------------
+# shellcheck disable=SC2054  # the comma is rate_iops=R,W
 JOB=(--name=out --ioengine=null --rw=randrw --rwmixread=70 --bs=4k --size=1m --time_based
      --runtime=1 --rate_iops=50,10)
 "$LUABENCH" fio "${JOB[@]}" --output-format=json >out.json 2>out.err || fail "json: $(cat out.err)"
