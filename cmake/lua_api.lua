@@ -169,7 +169,8 @@ return {
        "resume= runs only the missing points."},
       {"sweep.knee{bw_gain=0.05, p99_growth=2.0, confidence=0.95, refine=true}", "The stop rule of a " ..
        "series: a step counts as no more gain, or as p99 grown, only at the stated confidence from the " ..
-       "repeats and per-interval samples."},
+       "repeats and per-interval samples; latency= names the latency judged (p99 by default; clat or " ..
+       "clat_p99, sched or sched_p99 for open-loop latency under a rate cap)."},
       {"sweep.plateau{metric=\"bw\", gain=0.05}", "Stops a series when a step gains less than gain."},
       {"sweep.dims(vary)", "The dimensions of vary in sweep order: {{name=, values=}...}."},
       {"sweep.grid(dims)", "The parameter sets of dims, the first dimension outermost."},
@@ -183,7 +184,8 @@ return {
       {"stop.ci{metric=\"iops\", rel=0.02, confidence=0.95, min=\"5s\", max=\"60s\"}", "Stops when the " ..
        "confidence interval of the mean is within rel of it."},
       {"stop.latency{p=99, above=\"5ms\", window=\"5s\"}", "Aborts when the percentile of total " ..
-       "latency (latency=\"clat\": completion latency) stays above a bound."},
+       "latency (latency=\"clat\": completion latency; \"sched\": open-loop latency under a rate cap) " ..
+       "stays above a bound."},
       {"stop.any{rule, ...}", "The first rule that fires stops the run."},
       {"stop.all{rule, ...}", "Stops when every rule fires on the same interval."},
       {"stop.rule(x)", "A rule from a function, a callable table or an array of rules."},
@@ -220,14 +222,18 @@ return {
     }},
     {title = "luabench.metric", module = "luabench.metric", var = "metric", items = {
       {"metric.metric(x, name [, ddir])", "One metric of a result, an interval or a stop rule's total: bw " ..
-       "(B/s), iops, lat_mean, pNN (ns; total latency, clat_pNN for completion latency)."},
+       "(B/s), iops, lat_mean, pNN (ns; total latency, clat_pNN for completion latency, sched_pNN for " ..
+       "open-loop latency under a rate cap)."},
       {"metric.values(result [, ddir])", "The row of every metric of a result."},
-      {"metric.hist(x [, ddir [, kind]])", "The histogram of one latency kind (lat, clat, slat) of the " ..
+      {"metric.hist(x [, ddir [, kind]])", "The histogram of one latency kind (lat, clat, slat, sched_lat) of the " ..
        "directions that did I/O, merged, and the kind given."},
       {"metric.clat_hist(x [, ddir])", "The completion-latency histogram, directions merged."},
       {"metric.known(name)", "Whether name is a metric."},
       {"metric.check_metric(name)", "Raises for a name that is not a metric."},
-      {"metric.kind_of(name)", "The latency kind and base of a metric name (clat_p99: clat, p99)."},
+      {"metric.kind_of(name)", "The latency kind and base of a metric name (clat_p99: clat, p99; " ..
+       "sched_p99: sched, p99)."},
+      {"metric.latency_metric(x)", "The p99 metric of a latency kind (lat: p99, clat: clat_p99, sched: " ..
+       "sched_p99); a metric name as it is."},
       {"metric.slat_note(share)", "The note when submission took most of the latency, or nil."},
       {"metric.slat_text(share)", "The same sentence without its \"note: \" prefix (for script.note)."},
       {"metric.num(v)", "Three significant digits."},
@@ -239,6 +245,7 @@ return {
       {"metric.fmt_metric(name, v [, unit])", "A metric's value in its own style."},
     }, fields = {
       {"metric.DIRS", "The directions in fio's order: read, write, trim."},
+      {"metric.HIST_KIND", "The histogram kind of each latency kind (lat, clat, sched: sched_lat)."},
       {"metric.UNITS", "The bandwidth units and their bytes per second."},
     }},
     {title = "luabench.compare", module = "luabench.compare", var = "compare",

@@ -57,10 +57,10 @@ static int run_gc(lua_State *L)
 }
 
 /* total so far per direction: counters and cumulative clat and lat
- * histograms */
+ * histograms, and the open-loop one once an interval had it */
 struct running_total {
     uint64_t ios[LB_DDIR_N], bytes[LB_DDIR_N];
-    struct lb_hist *clat[LB_DDIR_N], *lat[LB_DDIR_N];
+    struct lb_hist *clat[LB_DDIR_N], *lat[LB_DDIR_N], *sched[LB_DDIR_N];
     double elapsed_s;
 };
 
@@ -74,6 +74,10 @@ static void push_total(lua_State *L, const struct running_total *t)
         lua_setfield(L, -2, "clat_hist");
         lb_push_hist(L, lb_hist_dup(t->lat[d]));
         lua_setfield(L, -2, "lat_hist");
+        if (lb_hist_count(t->sched[d])) {
+            lb_push_hist(L, lb_hist_dup(t->sched[d]));
+            lua_setfield(L, -2, "sched_lat_hist");
+        }
         lb_strict_record(L);
         lua_setfield(L, -2, lb_ddir_name(d));
     }
@@ -122,6 +126,9 @@ static void drive_intervals(lua_State *L, struct lb_run *run, int stopfn, int iv
         if (lb_hist_new(&t.lat[d]) < 0)
             luaL_error(L, "lb.run: not enough memory");
         lb_push_hist(L, t.lat[d]);
+        if (lb_hist_new(&t.sched[d]) < 0)
+            luaL_error(L, "lb.run: not enough memory");
+        lb_push_hist(L, t.sched[d]);
     }
     const struct lb_interval *iv;
     int rc;
@@ -137,6 +144,8 @@ static void drive_intervals(lua_State *L, struct lb_run *run, int stopfn, int iv
                 lb_hist_add(t.clat[d], iv->clat[d]);
             if (iv->lat[d])
                 lb_hist_add(t.lat[d], iv->lat[d]);
+            if (iv->sched[d])
+                lb_hist_add(t.sched[d], iv->sched[d]);
         }
         t.elapsed_s = iv->end_ns / 1e9;
         const char *why = call_stop(L, stopfn, ivs, &t);
@@ -145,7 +154,7 @@ static void drive_intervals(lua_State *L, struct lb_run *run, int stopfn, int iv
             lua_pop(L, 1);
         }
     }
-    lua_pop(L, 2 * LB_DDIR_N);
+    lua_pop(L, 3 * LB_DDIR_N);
     if (rc < 0)
         luaL_error(L, "lb.run: %s", lb_run_error(run));
 }

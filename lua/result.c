@@ -110,7 +110,9 @@ static struct sample_stats samples_of(const double *v, size_t n)
     return s;
 }
 
-/* bw (KiB/s) and iops samples from the intervals */
+/* bw (KiB/s) and iops samples from the intervals; as fio's (stat.c
+ * __add_samples), an interval without bytes of direction d is no sample
+ * of it, so a direction never used has none */
 static void push_samples(lua_State *L, const struct lb_ivs *ivs, int d)
 {
     size_t n = ivs ? ivs->n : 0;
@@ -119,7 +121,7 @@ static void push_samples(lua_State *L, const struct lb_ivs *ivs, int d)
     for (size_t i = 0; i < n; i++) {
         const struct lb_interval *iv = ivs->v[i];
         double secs = (double)(iv->end_ns - iv->start_ns) / 1e9;
-        if (secs <= 0)
+        if (secs <= 0 || !iv->bytes[d])
             continue;
         bw[k] = (double)iv->bytes[d] / 1024.0 / secs;
         io[k] = (double)iv->ios[d] / secs;
@@ -373,8 +375,9 @@ static void push_job_counts(lua_State *L, const struct lb_interval *iv, double s
 }
 
 /* {index, start_ms, end_ms, duration_s, read = {total_ios, io_bytes, ios,
- * bytes, iops, bw_bytes, clat_hist, lat_hist}, write, trim[, jobs]}, strict
- * (lb_strict_record); jobs: each job's counts, in a run of several */
+ * bytes, iops, bw_bytes, clat_hist, lat_hist[, sched_lat_hist]}, write,
+ * trim[, jobs]}, strict (lb_strict_record); sched_lat_hist: under a rate
+ * cap of that direction; jobs: each job's counts, in a run of several */
 void lb_push_interval(lua_State *L, const struct lb_interval *iv)
 {
     double secs = (double)(iv->end_ns - iv->start_ns) / 1e9;
@@ -390,6 +393,10 @@ void lb_push_interval(lua_State *L, const struct lb_interval *iv)
         lua_setfield(L, -2, "clat_hist");
         push_hist_copy(L, iv->lat[d]);
         lua_setfield(L, -2, "lat_hist");
+        if (iv->sched[d]) {
+            push_hist_copy(L, iv->sched[d]);
+            lua_setfield(L, -2, "sched_lat_hist");
+        }
         lb_strict_record(L);
         lua_setfield(L, -2, lb_ddir_name(d));
     }

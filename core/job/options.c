@@ -532,6 +532,21 @@ static int check_sizes(const struct lb_job *j, char *err, size_t n)
     return check_zones(j, bs, err, n);
 }
 
+/* As fio 3.33 (init.c fixup_options): a cap in bytes and one in I/Os
+ * cannot both be set, in any direction. */
+static int check_rate(const struct lb_job *j, char *err, size_t n)
+{
+    uint64_t bytes = 0, ios = 0;
+
+    for (int d = 0; d < LB_DDIR_N; d++) {
+        bytes |= j->rate[d];
+        ios |= j->rate_iops[d];
+    }
+    if (bytes && ios)
+        return lb_opt_say(err, n, "rate and rate_iops are mutually exclusive");
+    return 0;
+}
+
 static int check_safety(const struct lb_job *j, char *err, size_t n)
 {
     unsigned dd = lb_rw_dirs(j->rw);
@@ -579,7 +594,7 @@ static int check_direct(const struct lb_job *j, char *err, size_t n)
 int lb_job_check(const struct lb_job *j, char *err, size_t errlen)
 {
     static int (*const checks[])(const struct lb_job *, char *, size_t) = {
-        check_counts, check_bs, check_sizes, check_safety, check_direct,
+        check_counts, check_bs, check_sizes, check_rate, check_safety, check_direct,
     };
     char spare[1];
     if (!err || !errlen) {

@@ -14,6 +14,7 @@
 #ifndef LB_GEN_H
 #define LB_GEN_H
 
+#include "run/rate.h"
 #include "run/run_int.h"
 
 /* Seeds and sets up w->gen from the job.  0 or -EINVAL (a bad
@@ -40,8 +41,10 @@ uint64_t lb_gen_zone(struct lb_gen *g, struct lb_wfile *f, uint32_t len, unsigne
  * drawn last reaches mix_limit, a direction is drawn (rwmixread percent
  * reads); on a change the new one is kept until its own count reaches the
  * old one's count times the new one's percentage.  Counts run over the whole
- * job, the limit restarts each pass: the bytes per direction are fio's. */
-static inline unsigned lb_gen_ddir(struct lb_gen *g)
+ * job, the limit restarts each pass: the bytes per direction are fio's.
+ * Under a rate cap the schedule may then issue the other direction
+ * (rate.c lb_rate_ddir), which the mix goes on from. */
+static inline unsigned lb_gen_ddir(struct lb_worker *w, struct lb_gen *g)
 {
     unsigned d = g->mix_dir;
 
@@ -53,6 +56,8 @@ static inline unsigned lb_gen_ddir(struct lb_gen *g)
                            (nd == LB_READ ? g->mixread : 100 - g->mixread) / 100;
         d = g->mix_dir = (uint8_t)nd;
     }
+    if (__builtin_expect(w->rated, 0))
+        d = g->mix_dir = (uint8_t)lb_rate_ddir(w, d);
     g->mix_issued[d]++;
     return d;
 }
@@ -169,7 +174,7 @@ static inline int lb_gen_core(struct lb_worker *w, struct lb_io *io)
         if (r != GEN_OP)
             return r;
     }
-    d = g->mixed ? lb_gen_ddir(g) : g->tw_due ? LB_WRITE : g->ddir;
+    d = g->mixed ? lb_gen_ddir(w, g) : g->tw_due ? LB_WRITE : g->ddir;
     len = g->bs_fixed[d] ? g->bs_fixed[d] : g->tw_due ? g->tw_len : lb_gen_bs(w, d);
     fi = g->tw_due ? g->tw_file : g->nfiles == 1 ? 0 : lb_gen_file(w);
     f = &w->wf[fi];

@@ -4,7 +4,7 @@
  *
  * A worker records completions into its own interval histograms (clat,
  * and lat for an async engine; a sync engine's lat is its clat, added as
- * such when the node is merged).  When
+ * such when the node is merged; under a rate cap the open-loop latency).  When
  * the clock passes the boundary it adds them to its cumulative ones and
  * swaps them into a node (recycled, so no allocation once the run is
  * going) that it pushes on the run's inbox under the run's mutex, together
@@ -67,6 +67,7 @@ static void node_free(struct lb_ivnode *n)
     for (int d = 0; d < LB_DDIR_N; d++) {
         lb_hist_free(n->clat[d]);
         lb_hist_free(n->lat[d]);
+        lb_hist_free(n->sched[d]);
     }
     free(n);
 }
@@ -98,7 +99,8 @@ static struct lb_ivnode *node_take(struct lb_worker *w)
         return NULL;
     for (int d = 0; d < LB_DDIR_N; d++)
         if ((w->iv_clat[d] && lb_hist_new(&n->clat[d])) ||
-            (w->iv_lat[d] && lb_hist_new(&n->lat[d]))) {
+            (w->iv_lat[d] && lb_hist_new(&n->lat[d])) ||
+            (w->iv_sched[d] && lb_hist_new(&n->sched[d]))) {
             node_free(n);
             return NULL;
         }
@@ -114,6 +116,8 @@ static void to_cumulative(struct lb_worker *w)
             lb_hist_add(w->st.dir[d].clat, w->iv_clat[d]);
         if (w->iv_lat[d] && lb_hist_count(w->iv_lat[d]))
             lb_hist_add(w->st.dir[d].lat, w->iv_lat[d]);
+        if (w->iv_sched[d] && lb_hist_count(w->iv_sched[d]))
+            lb_hist_add(w->st.dir[d].sched, w->iv_sched[d]);
     }
 }
 
@@ -123,7 +127,7 @@ static void node_fill(struct lb_worker *w, struct lb_ivnode *n, uint64_t t_end)
     n->index = w->iv_k;
     n->end_ns = t_end > w->t0 ? t_end - w->t0 : 0;
     for (int d = 0; d < LB_DDIR_N; d++) {
-        struct lb_hist *h = n->clat[d], *l = n->lat[d];
+        struct lb_hist *h = n->clat[d], *l = n->lat[d], *s = n->sched[d];
 
         n->ios[d] = w->iv_ios[d];
         n->bytes[d] = w->iv_bytes[d];
@@ -131,6 +135,8 @@ static void node_fill(struct lb_worker *w, struct lb_ivnode *n, uint64_t t_end)
         w->iv_clat[d] = h;
         n->lat[d] = w->iv_lat[d];
         w->iv_lat[d] = l;
+        n->sched[d] = w->iv_sched[d];
+        w->iv_sched[d] = s;
     }
 }
 
@@ -158,6 +164,8 @@ void lb_iv_publish(struct lb_worker *w, uint64_t t_end, bool final)
             lb_hist_reset(w->iv_clat[d]);
         if (!n && w->iv_lat[d] && lb_hist_count(w->iv_lat[d]))
             lb_hist_reset(w->iv_lat[d]);
+        if (!n && w->iv_sched[d] && lb_hist_count(w->iv_sched[d]))
+            lb_hist_reset(w->iv_sched[d]);
     }
     if (!final) {
         w->iv_k++;
@@ -229,6 +237,8 @@ static void node_merge(struct lb_run *r, struct lb_ivnode *n)
             lb_hist_add(iv->clat[d], n->clat[d]);
         if (n->lat[d] || n->clat[d])     /* a sync engine's lat is its clat */
             lb_hist_add(iv->lat[d], n->lat[d] ? n->lat[d] : n->clat[d]);
+        if (n->sched[d] && (iv->sched[d] || lb_hist_new(&iv->sched[d]) == 0))
+            lb_hist_add(iv->sched[d], n->sched[d]);
     }
     if (iv && n->end_ns > iv->end_ns)
         iv->end_ns = n->end_ns < cap ? n->end_ns : cap;
@@ -237,6 +247,8 @@ static void node_merge(struct lb_run *r, struct lb_ivnode *n)
             lb_hist_reset(n->clat[d]);
         if (n->lat[d])
             lb_hist_reset(n->lat[d]);
+        if (n->sched[d])
+            lb_hist_reset(n->sched[d]);
     }
     n->next = n->w->spare;
     n->w->spare = n;
@@ -298,6 +310,7 @@ void lb_iv_free_all(struct lb_run *r)
         for (int d = 0; d < LB_DDIR_N; d++) {
             lb_hist_free(r->iv[i]->clat[d]);
             lb_hist_free(r->iv[i]->lat[d]);
+            lb_hist_free(r->iv[i]->sched[d]);
         }
         free(r->iv[i]->job_ios);
         free(r->iv[i]->job_bytes);

@@ -21,7 +21,6 @@
  * No lock, allocation or syscall other than the I/O itself on this path.
  */
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -30,6 +29,7 @@
 #include "run/interval.h"
 #include "run/loop.h"
 #include "run/openfiles.h"
+#include "run/rate.h"
 #include "run/run_state.h"
 #include "run/stats_int.h"
 
@@ -76,23 +76,13 @@ static void next_event_set(struct lb_worker *w)
         w->next_event = w->iv_next < w->deadline ? w->iv_next : w->deadline;
 }
 
-/* fio's reset_io_counters at the end of the ramp: the rate schedule
- * begins again at the next paced I/O. */
-static void sched_restart(struct lb_worker *w)
-{
-    w->sched_t0 = 0;
-    memset(w->sched_bytes, 0, sizeof(w->sched_bytes));
-    memset(w->sched_us, 0, sizeof(w->sched_us));
-    memset(w->next_due, 0, sizeof(w->next_due));
-}
-
 void lb_measure_begin(struct lb_worker *w, uint64_t t)
 {
     uint64_t k = t > w->t0 ? (t - w->t0) / w->iv_len : 0;
 
     w->measuring = true;
     w->t_measure = t;
-    sched_restart(w);
+    lb_rate_restart(w);   /* fio's reset_io_counters at the end of the ramp */
     getrusage(RUSAGE_THREAD, &w->ru0);
     w->iv_k = (uint32_t)k;
     w->iv_next = w->t0 + (k + 1) * w->iv_len;
@@ -100,6 +90,8 @@ void lb_measure_begin(struct lb_worker *w, uint64_t t)
     w->deadline = w->job->runtime ? t + w->job->runtime * 1000 : UINT64_MAX;
     if (w->job->ramp_time && !w->opsrc) {
         lb_gen_restart(w);
+        /* fio's reset_all_stats: the mix counts its I/Os from here */
+        memset(w->gen.mix_issued, 0, sizeof(w->gen.mix_issued));
         lb_gen_snapshot(w);
     }
     lb_worker_flags(w);
@@ -109,8 +101,8 @@ void lb_measure_begin(struct lb_worker *w, uint64_t t)
 int lb_worker_event(struct lb_worker *w, uint64_t t)
 {
     if (!w->measuring) {
-        if (t >= w->ramp_end)
-            lb_measure_begin(w, w->ramp_end);
+        if (t >= w->ramp_end)           /* fio's ramp_time_over: from now */
+            lb_measure_begin(w, t);
         return 0;
     }
     while (t >= w->iv_next)
@@ -286,6 +278,18 @@ int lb_sync_files(struct lb_worker *w, struct lb_file *only, int op)
 
 /* completion */
 
+/* Where an I/O's open-loop latency counts from: its due time, but not
+ * before the measured phase began, as the rate schedule restarts there:
+ * an I/O issued during the ramp counts from its issue, one due in the ramp
+ * and issued after it (it waited for its file, a sync) from the start of
+ * the measured phase, so the ramp's backlog is in no I/O's figure. */
+static inline uint64_t sched_from(const struct lb_worker *w, const struct lb_io *io)
+{
+    uint64_t floor = io->t_start < w->t_measure ? io->t_start : w->t_measure;
+
+    return io->t_sched > floor ? io->t_sched : floor;
+}
+
 static void record(struct lb_worker *w, const struct lb_io *io, uint64_t t, bool sync)
 {
     unsigned d = io->ddir;
@@ -301,8 +305,8 @@ static void record(struct lb_worker *w, const struct lb_io *io, uint64_t t, bool
         lb_hist_record(w->st.dir[d].slat, io->t_issue - io->t_start);
         lb_hist_record(w->iv_lat[d], t - io->t_start);
     }
-    if (io->t_sched && w->st.dir[d].sched)
-        lb_hist_record(w->st.dir[d].sched, t > io->t_sched ? t - io->t_sched : 0);
+    if (io->t_sched && w->iv_sched[d])
+        lb_hist_record(w->iv_sched[d], t - sched_from(w, io));
 }
 
 static int __attribute__((noinline)) complete_slow(struct lb_worker *w, struct lb_io *io,
@@ -329,7 +333,7 @@ static int __attribute__((noinline)) complete_slow(struct lb_worker *w, struct l
         return io_failed(w, io);
     if (w->check_reads && d == LB_READ && io->result == (int64_t)io->len)
         ret = check_block(w, io);
-    if (w->measuring)
+    if (w->measuring && !w->ramp_batch)
         record(w, io, t, sync);
     return ret;
 }
@@ -362,9 +366,6 @@ int complete(struct lb_worker *w, struct lb_io *io, uint64_t t, const bool sync)
 
 /* pacing: rate, rate_iops, thinktime */
 
-/* When io may be issued: 0 for now, else the clock time to wait for.  The
- * rate is checked at the end of a thinktime pause, as if it had been
- * taken. */
 /* fio's flows (flow.c): a clone whose share of its flow's I/Os is above its
  * weight's share waits flow_sleep and looks again; the flow's count starts
  * at 1, so flow_ios / ios > flow / weight, strictly, is fio's test. */
@@ -389,33 +390,12 @@ static void flow_wait(struct lb_worker *w)
     w->flow_ios++;
 }
 
-/* fio's rate schedule (backend.c usec_for_io), in microseconds from
- * sched_t0: linear, the next I/O is due when the bytes issued so far
- * would have taken at the rate; poisson, after a sum of exponential gaps
- * of mean 1000000 / iops.  An I/O behind its time is issued at once, so
- * after a stall the I/Os that were due catch up, as fio's do; each keeps
- * its due time in t_sched for the open-loop latency. */
-static void sched_advance(struct lb_worker *w, unsigned d, uint32_t len)
-{
-    uint64_t bps = w->rate_bps[d];
-
-    if (w->poisson) {
-        double u = 1.0 - lb_rng_double(&w->rng_pace);  /* (0, 1] */
-
-        w->sched_us[d] += (uint64_t)((double)w->mean_gap_us[d] * -log(u));
-        w->next_due[d] = w->sched_us[d];
-    } else {
-        uint64_t b = w->sched_bytes[d] += len;
-
-        w->next_due[d] = b / bps * 1000000 +
-                         (uint64_t)((unsigned __int128)(b % bps) * 1000000 / bps);
-    }
-}
-
+/* When io may be issued: 0 for now, else the clock time to wait for.  The
+ * rate is checked at the end of a thinktime pause, as if it had been
+ * taken. */
 static uint64_t pace_until(struct lb_worker *w, struct lb_io *io)
 {
-    unsigned d = io->ddir;
-    uint64_t now, until;
+    uint64_t now, until, due;
 
     if (w->flow)
         flow_wait(w);
@@ -426,18 +406,23 @@ static uint64_t pace_until(struct lb_worker *w, struct lb_io *io)
             until = now + w->think_ns;
         w->think_count++;
     }
-    if (d < LB_DDIR_N && w->rate_bps[d]) {
-        uint64_t due;
-
-        if (!w->sched_t0)
-            w->sched_t0 = now;
-        due = w->sched_t0 + w->next_due[d] * 1000;
-        io->t_sched = due;
-        if (due > until)
-            until = due;
-        sched_advance(w, d, io->len);
-    }
+    due = lb_rate_due(w, io, now);
+    if (due > until)
+        until = due;
     return until > now ? until : 0;
+}
+
+/* Waits until clock time until; as fio's rate_ddir, an I/O due after the
+ * runtime is not issued: the wait ends at the deadline, and so does the
+ * run.  0, END_STOP or END_RUNTIME. */
+static int pace_wait(struct lb_worker *w, uint64_t until)
+{
+    if (w->measuring && until >= w->deadline) {
+        if (lb_pause_until(w, w->deadline))
+            return END_STOP;
+        return lb_worker_event(w, lb_clock_now()) ?: END_RUNTIME;
+    }
+    return lb_pause_until(w, until) ? END_STOP : 0;
 }
 
 /* sync engines */
@@ -469,8 +454,8 @@ static int loop_sync(struct lb_worker *w)
         if (__builtin_expect(w->paced, 0)) {
             uint64_t until = pace_until(w, io);
 
-            if (until && lb_pause_until(w, until))
-                return END_STOP;
+            if (until && (e = pace_wait(w, until)) != 0)
+                return e;
         }
         if (__builtin_expect(w->sync_every != 0, 0) &&
             (e = sync_n(w, io->file, syncs_before(w, io))) != 0)
@@ -581,11 +566,13 @@ static void queue_rules(const struct lb_worker *w, struct queue_rules *q)
     q->poll = !q->cmin && !j->iodepth_batch_complete_max;
 }
 
-/* Completes what one getevents call returned; all at one time stamp. */
+/* Completes what one getevents call returned; all at one time stamp.  As
+ * fio's, none of a batch whose first completion ended the ramp counts. */
 static void reaped(struct lb_worker *w, int n, int *end)
 {
     uint64_t t = lb_clock_now();
 
+    w->ramp_batch = !w->measuring;
     for (int i = 0; i < n; i++) {
         struct lb_io *io = w->evs[i];
         int e;
@@ -597,6 +584,7 @@ static void reaped(struct lb_worker *w, int n, int *end)
         if (e && !*end)
             *end = e;
     }
+    w->ramp_batch = false;
 }
 
 /* One reap, as fio's io_u_queued_complete: at least min (at most what is
@@ -666,9 +654,7 @@ static int pace_async(struct lb_worker *w, const struct queue_rules *q, struct l
     while (!end && w->inflight)
         if (reap(w, q, 1, &end) < 0)
             break;
-    if (end)
-        return end;
-    return lb_pause_until(w, until) ? END_STOP : 0;
+    return end ? end : pace_wait(w, until);
 }
 
 /* Generates and queues I/Os until the queue is full (in polling mode:

@@ -91,6 +91,7 @@ struct lb_ivnode {
     uint64_t ios[LB_DDIR_N], bytes[LB_DDIR_N];
     struct lb_hist *clat[LB_DDIR_N];
     struct lb_hist *lat[LB_DDIR_N];  /* NULL for a sync engine (lat = clat) */
+    struct lb_hist *sched[LB_DDIR_N];    /* NULL without a rate cap */
 };
 
 struct lb_bsw {                  /* bssplit, cumulative weights */
@@ -188,6 +189,8 @@ struct lb_worker {
     uint64_t think_ns, think_every, think_count;   /* thinktime, _blocks; I/Os */
     /* measurement */
     bool measuring;              /* past the ramp */
+    bool ramp_batch;             /* reaping a batch begun in the ramp: fio
+                                    accounts none of it */
     bool cslow;                  /* completions take complete_slow */
     uint64_t next_event;         /* clock ns: the earliest of the three below */
     uint64_t ramp_end, deadline, t_measure, t_end;  /* clock ns; measured
@@ -198,6 +201,7 @@ struct lb_worker {
     struct lb_hist *iv_clat[LB_DDIR_N];
     struct lb_hist *iv_lat[LB_DDIR_N];   /* async engines; a sync engine's
                                             lat is its clat */
+    struct lb_hist *iv_sched[LB_DDIR_N]; /* directions with a rate cap */
     uint64_t iv_ios[LB_DDIR_N], iv_bytes[LB_DDIR_N];   /* this interval's */
     struct lb_stats st;          /* the clone's result */
     struct lb_stats st_lost;     /* main: the result of an abandoned thread */

@@ -78,6 +78,8 @@ struct lb_interval {
     struct lb_hist *clat[LB_DDIR_N];   /* the interval's completions */
     struct lb_hist *lat[LB_DDIR_N];    /* their total latency (slat + clat;
                                           clat for a sync engine) */
+    struct lb_hist *sched[LB_DDIR_N];  /* their open-loop latency; NULL
+                                          without a rate cap */
     uint32_t njobs;                    /* jobs of the arrays below ... */
     uint64_t *job_ios, *job_bytes;     /* ... [job * LB_DDIR_N + d], in a run of
                                           several jobs; NULL with one */

@@ -7,7 +7,8 @@
  * latency histogram and the three open-loop ones (absent without a rate
  * cap), then the number of
  * intervals and, for each, its index, start, end and per direction ios,
- * bytes and the clat and lat histograms.  A histogram is UINT64_MAX when absent,
+ * bytes and the clat, lat and open-loop histograms (the last absent without
+ * a rate cap).  A histogram is UINT64_MAX when absent,
  * else the count of non-empty buckets, (index, count) pairs, and the six
  * summary words of lb_hist_export.  Bytes are copied in whole words, the
  * last one padded with zeros.
@@ -103,6 +104,7 @@ int lb_stats_pack(struct lb_pack *b, const char *host, const struct lb_stats *s,
             put(b, iv[i]->bytes[d]);
             put_hist(b, iv[i]->clat[d], flat);
             put_hist(b, iv[i]->lat[d], flat);
+            put_hist(b, iv[i]->sched[d], flat);
         }
     }
     free(flat);
@@ -176,6 +178,17 @@ static void get_hist_opt(struct rbuf *r, struct lb_hist **h)
     get_hist(r, *h);
 }
 
+/* Adds a packed histogram that may be absent into *h, made at the first
+ * one there. */
+static void get_hist_more(struct rbuf *r, struct lb_hist **h)
+{
+    if (*h || (r->pos < r->n && r->w[r->pos] == UINT64_MAX)) {
+        get_hist(r, *h);
+        return;
+    }
+    get_hist_opt(r, h);
+}
+
 /* Reads one packed lb_stats into s (its histograms allocated here). */
 static int get_stats(struct rbuf *r, struct lb_stats *s)
 {
@@ -241,6 +254,7 @@ static void get_interval(struct rbuf *r, struct lb_interval *iv)
         iv->bytes[d] += get(r);
         get_hist(r, iv->clat[d]);
         get_hist(r, iv->lat[d]);
+        get_hist_more(r, &iv->sched[d]);
     }
 }
 
@@ -285,6 +299,7 @@ void lb_merged_free(struct lb_merged *m)
         for (int d = 0; d < LB_DDIR_N; d++) {
             lb_hist_free(m->iv[i].clat[d]);
             lb_hist_free(m->iv[i].lat[d]);
+            lb_hist_free(m->iv[i].sched[d]);
         }
     free(m->iv);
     memset(m, 0, sizeof *m);

@@ -187,7 +187,7 @@ static int alloc_stats(struct lb_worker *w)
         if (lb_hist_new(&w->iv_clat[d]) || lb_hist_new(&ds->clat) ||
             (!w->sync && (lb_hist_new(&ds->slat) || lb_hist_new(&ds->lat) ||
                           lb_hist_new(&w->iv_lat[d]))) ||
-            (w->rate_bps[d] && lb_hist_new(&ds->sched)))
+            (w->rate_bps[d] && (lb_hist_new(&ds->sched) || lb_hist_new(&w->iv_sched[d]))))
             return fail(w, -ENOMEM, "out of memory");
     }
     return 0;
@@ -201,7 +201,7 @@ static void pacing_setup(struct lb_worker *w)
         uint64_t bs = lb_job_bs_min(j, 1u << d), iops;
 
         bs = bs && bs != UINT32_MAX ? bs : 4096;
-        /* fio's __setup_rate: rate wins over rate_iops, which counts
+        /* fio's __setup_rate: rate, else rate_iops (never both), which counts
          * bytes at the smallest block size; poisson's mean gap is in
          * whole microseconds, as fio's usec_for_io has it */
         w->rate_bps[d] = j->rate[d] ? j->rate[d] : j->rate_iops[d] * bs;
@@ -378,7 +378,7 @@ static uint64_t mem_of(const struct lb_worker *w)
     for (int d = 0; d < LB_DDIR_N; d++) {
         m += hist_mem(w->iv_clat[d]) + hist_mem(w->iv_lat[d]) + hist_mem(w->st.dir[d].clat) +
              hist_mem(w->st.dir[d].slat) + hist_mem(w->st.dir[d].lat) +
-             hist_mem(w->st.dir[d].sched);
+             hist_mem(w->st.dir[d].sched) + hist_mem(w->iv_sched[d]);
     }
     return m;
 }
@@ -527,6 +527,7 @@ void lb_worker_free(struct lb_worker *w)
     for (int d = 0; d < LB_DDIR_N; d++) {
         lb_hist_free(w->iv_clat[d]);
         lb_hist_free(w->iv_lat[d]);
+        lb_hist_free(w->iv_sched[d]);
     }
     lb_iv_nodes_free(w->spare);
     lb_stats_release(&w->st);

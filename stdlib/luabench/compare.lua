@@ -453,7 +453,18 @@ function M.step(a, b, metric, confidence)
     if not p._compare then
       p._compare = point_of(p.params, {}, p.label, p.result, p.repeats or {p.result})
     end
-    return p._compare
+    local c = p._compare
+    if c.values[metric] == nil then      -- clat_, sched_: only the knee asks
+      c.values[metric] = metrics.metric(p.result, metric)
+      for i, r in ipairs(p.repeats or {}) do c.repeats[i][metric] = metrics.metric(r, metric) end
+      local s = setmetatable({}, {__jsontype = "array"})
+      for _, iv in ipairs(full_intervals(p.result.intervals)) do
+        local v = metrics.metric(iv, metric)
+        if v and v > 0 then s[#s + 1] = v end
+      end
+      c.intervals[metric] = s
+    end
+    return c
   end
   return compare_metric(as_point(a), as_point(b), metric, {confidence = confidence or 0.95, threshold = 0})
 end

@@ -84,7 +84,7 @@ end
 function M.fmt_metric(name, v, unit)
   if name == "bw" then return M.fmt_bw(v, unit) end
   if name == "iops" then return M.fmt_iops(v) end
-  if type(name) == "string" then name = name:gsub("^clat_", "") end
+  if type(name) == "string" then name = name:gsub("^clat_", ""):gsub("^sched_", "") end
   if name == "lat_mean" or (type(name) == "string" and name:match("^p%d")) then
     return M.fmt_ns(v)
   end
@@ -99,14 +99,30 @@ local function percentile_of(name)
 end
 
 -- The latency kind of a metric name and its base: "clat_p99" is clat's
--- p99, "p99" (and "lat_mean") total latency's, as fio's lat (slat + clat).
+-- p99, "sched_p99" the open-loop latency's (from each I/O's due time, under
+-- a rate cap), "p99" (and "lat_mean") total latency's, as fio's lat (slat +
+-- clat).
 local function kind_of(name)
   if type(name) == "string" and name:sub(1, 5) == "clat_" then return "clat", name:sub(6) end
+  if type(name) == "string" and name:sub(1, 6) == "sched_" then return "sched", name:sub(7) end
   return "lat", name
 end
 M.kind_of = kind_of
+-- The histogram kind (M.hist) of a latency kind: "sched" is kept as
+-- sched_lat_hist.
+local HIST_KIND = {lat = "lat", clat = "clat", sched = "sched_lat"}
+M.HIST_KIND = HIST_KIND
 
--- Whether name is one of bw, iops, lat_mean, pNN (clat_lat_mean, clat_pNN).
+-- A latency kind ("lat", "clat", "sched") as the metric of its p99; a
+-- metric name is returned as it is.
+function M.latency_metric(x)
+  if x == "lat" then return "p99" end
+  if x == "clat" or x == "sched" then return x .. "_p99" end
+  return x
+end
+
+-- Whether name is one of bw, iops, lat_mean, pNN (clat_lat_mean, clat_pNN,
+-- sched_lat_mean, sched_pNN).
 function M.known(name)
   local _, base = kind_of(name)
   if base ~= name and (base == "bw" or base == "iops") then return false end
@@ -117,7 +133,8 @@ end
 function M.check_metric(name, level)
   if not M.known(name) then
     error(string.format("unknown metric '%s' (use bw, iops, lat_mean, p50, p99, p99.9..., " ..
-                        "or clat_p99... for completion latency)", tostring(name)), (level or 1) + 1)
+                        "clat_p99... for completion latency, sched_p99... for open-loop latency)",
+                        tostring(name)), (level or 1) + 1)
   end
   return name
 end
@@ -162,8 +179,10 @@ function M.clat_hist(t, ddir) return (M.hist(t, ddir, "clat")) end
 an interval, or a stop callback's running total.  bw is bytes/s and iops
 per second, summed over directions; latencies (ns) come from the merged
 histograms: total latency (lat, fio's slat + clat) for p99, lat_mean...,
-completion latency for clat_p99, clat_lat_mean (an interval has both).
-nil when no I/O completed (latencies). ]]
+completion latency for clat_p99, clat_lat_mean (an interval has both),
+open-loop latency for sched_p99, sched_lat_mean (under a rate cap: the
+result and its intervals have it).  nil when no I/O completed
+(latencies), or none had a due time (sched_). ]]
 function M.metric(t, name, ddir)
   if name == "bw" or name == "iops" then
     local key, sum = name == "bw" and "bw_bytes" or "iops", 0
@@ -172,8 +191,8 @@ function M.metric(t, name, ddir)
   end
   M.check_metric(name, 2)
   local kind, base = kind_of(name)
-  local h = M.hist(t, ddir, kind)
-  if h == nil then return nil end
+  local h = M.hist(t, ddir, HIST_KIND[kind])
+  if h == nil or h:count() == 0 then return nil end
   if base == "lat_mean" then return h:mean() end
   return h:percentile(percentile_of(base))
 end

@@ -14,7 +14,8 @@ be reused for many runs (a sweep does).
 
 Metrics: "bw" (bytes/s), "iops", "lat_mean", or a percentile "pNN" ("p50",
 "p99", "p99.9") of total latency (fio's lat; "clat_p99", "clat_lat_mean":
-completion latency), summed or merged over the directions unless
+completion latency; "sched_p99": open-loop latency, from each I/O's due
+time under a rate cap), summed or merged over the directions unless
 ddir="read"|"write"|"trim" is given.  Durations take fio's units ("500ms",
 "10s", "5m"); stop.seconds parses them.  These rules do not measure or
 print anything; the core's intervals are their only input.
@@ -234,12 +235,15 @@ end
 aborts when the percentile of the last window's merged latency histograms
 is above the bound (a bare number is microseconds, as fio's
 latency_target).  The latency is total latency (fio's lat) unless
-latency="clat" (completion latency). ]]
+latency="clat" (completion latency) or "sched" (open-loop latency, from
+each I/O's due time under a rate cap: a stall's delay of the I/Os due
+during it counts; intervals without a rate cap have none, and the rule
+never fires). ]]
 function M.latency(o)
   o = o or {}
   local p = o.p or 99
   local kind = o.latency or "lat"
-  assert(kind == "lat" or kind == "clat", "stop.latency: latency must be 'lat' or 'clat'")
+  assert(metrics.HIST_KIND[kind], "stop.latency: latency must be 'lat', 'clat' or 'sched'")
   assert(type(p) == "number" and p > 0 and p <= 100, "stop.latency: p must be in (0, 100]")
   assert(o.above, "stop.latency: 'above' (a latency such as '5ms') is required")
   local above = M.seconds(o.above, 1e-6, 2) * 1e9
@@ -249,7 +253,7 @@ function M.latency(o)
     if not ws then return false end
     local h = lb.hist()
     for _, x in ipairs(ws) do
-      local hx = metrics.hist(x, o.ddir, kind)
+      local hx = metrics.hist(x, o.ddir, metrics.HIST_KIND[kind])
       if hx then h:merge(hx) end
     end
     if h:count() == 0 then return false end

@@ -504,7 +504,9 @@ values decide.  refine=true bisects the integer axis values between the
 knee and the next point (extra runs) to place it exactly.  A series that
 never degrades has no knee.
 The latency is total latency (fio's lat: submission and completion) unless
-latency names completion latency ("clat_p99"). ]]
+latency names completion latency ("clat_p99", or "clat" for its p99) or,
+under a rate cap, open-loop latency ("sched_p99", or "sched": from each
+I/O's due time, so a stall's delay of the I/Os due during it counts). ]]
 function M.knee(o)
   o = o or {}
   local conf = o.confidence
@@ -513,7 +515,7 @@ function M.knee(o)
     error("sweep.knee: confidence must be a number between 0 and 1, or false", 2)
   end
   local K = {axis = o.axis, metric = metrics.check_metric(o.metric or "bw", 2),
-             latency = metrics.check_metric(o.latency or "p99", 2),
+             latency = metrics.check_metric(metrics.latency_metric(o.latency or "p99"), 2),
              bw_gain = o.bw_gain or 0.05, p99_growth = o.p99_growth or 2.0,
              refine = o.refine or false, confidence = conf}
   local function interval(a, b, m)

@@ -104,7 +104,7 @@ at = feed_ivs(stop.steady{metric = "clat_p99", window = "3s", deviation = 0.05},
 end)
 check(at == 3, "steady clat_p99 on a flat clat stopped at %s", tostring(at))
 local okl, errl = pcall(stop.latency, {above = "5ms", latency = "slat"})
-check(not okl and errl:find("latency must be 'lat' or 'clat'"), "latency=slat: %s", tostring(errl))
+check(not okl and errl:find("latency must be 'lat', 'clat' or 'sched'"), "latency=slat: %s", tostring(errl))
 
 -- any: the first rule that fires; all: every rule on the same interval.
 local after4 = function(iv) return iv.index >= 4 and "four" end

@@ -302,7 +302,9 @@ function M.cli_jobs(cfg)
     jobs[#jobs + 1] = j
   end
   jobs.global_options, jobs.global_order = {}, {}
-  for _, k in ipairs(cfg.order) do jobs.global_options[k] = cfg.global[k] end
+  for _, k in ipairs(cfg.order) do
+    jobs.global_options[k], jobs.global_options["_bare_" .. k] = cfg.global[k], cfg.global["_bare_" .. k]
+  end
   jobs.global_order = #cfg.files == 0 and cfg.order or {}
   for n, path in ipairs(cfg.files) do
     local fj = P.load(path, {tab = cfg.ctx.tab, sections = cfg.sections})
@@ -311,6 +313,7 @@ function M.cli_jobs(cfg)
     for _, k in ipairs(fj.global_order) do
       if jobs.global_options[k] == nil then jobs.global_order[#jobs.global_order + 1] = k end
       jobs.global_options[k] = fj.global_options[k]
+      jobs.global_options["_bare_" .. k] = fj.global_options["_bare_" .. k]
     end
     jobs.file_globals = jobs.file_globals or {}
     jobs.file_globals[n] = {order = fj.global_order, options = fj.global_options}

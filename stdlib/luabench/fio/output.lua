@@ -351,12 +351,16 @@ local function buckets_json(keys, vals, last)
   return o
 end
 
--- The job's own options (what its section set), as fio lists them.
+-- The job's own options (what its section set), as fio lists them: an
+-- option written bare (time_based, not time_based=1) has no value there
+-- and fio leaves it out.
 local function job_options(e)
   local o = O.obj()
   local job = e._job
   if job and job._own then
-    for _, k in ipairs(job._own) do o[k] = tostring(job[k]) end
+    for _, k in ipairs(job._own) do
+      if not job["_bare_" .. k] then o[k] = tostring(job[k]) end
+    end
   elseif e.options then
     local keys = {}
     for k in pairs(e.options) do if type(k) == "string" then keys[#keys + 1] = k end end
@@ -432,10 +436,16 @@ function O.mixed_dir(e)
   return merge_dir(list, "mixed")
 end
 
+-- fio's elapsed: whole seconds of the run, rounded up (eta.c: (ms + 999) / 1000)
+local function elapsed_s(e)
+  local s = tonumber(e.elapsed or (e._run and e._run.elapsed)) or 0
+  return (math.floor(s * 1000) + 999) // 1000
+end
+
 function O.job_json(e, plus)
   local o = O.obj{"jobname", tostring(e.jobname or "job"), "groupid", int(e.groupid),
                   "error", int(e.error), "eta", 0,
-                  "elapsed", int(e.elapsed or (e._run and e._run.elapsed)),
+                  "elapsed", int(elapsed_s(e)),
                   "job options", job_options(e)}
   local unified = O.unified(e._job)
   if unified ~= "mixed" then
@@ -477,7 +487,8 @@ function O.job_json(e, plus)
   o.latency_target = 0
   o.latency_percentile = 100.0
   o.latency_window = 0
-  o.steadystate = O.steady_json(e, job)
+  local ss = O.steady_json(e, job)
+  if ss then o.steadystate = ss end     -- fio has the key only with ss
   return o
 end
 
@@ -496,13 +507,17 @@ function O.json(results, opts)
   doc.timestamp = now
   doc.timestamp_ms = now * 1000
   doc.time = os.date("%a %b %e %H:%M:%S %Y", now)
-  local g = O.obj()
-  for _, k in ipairs(results.global_order or {}) do g[k] = tostring(results.global_options[k]) end
-  doc["global options"] = g
+  -- as fio's: no "global options" without one that has a value, no
+  -- "disk_util" without disk statistics (luabench keeps none)
+  local g, ng = O.obj(), 0
+  local gopts = results.global_options or {}
+  for _, k in ipairs(results.global_order or {}) do
+    if not gopts["_bare_" .. k] then g[k] = tostring(gopts[k]); ng = ng + 1 end
+  end
+  if ng > 0 then doc["global options"] = g end
   local jobs = O.array()
   for _, e in ipairs(O.entries(results)) do jobs[#jobs + 1] = O.job_json(e, opts.plus) end
   doc.jobs = jobs
-  doc.disk_util = O.array()
   return O.encode(doc) .. "\n"
 end
 

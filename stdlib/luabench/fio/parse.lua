@@ -432,7 +432,9 @@ function P.load(path, opts)
   P.check_wait_for(jobs)
   P.groups(jobs)
   jobs.global_options = {}
-  for _, k in ipairs(st.global_order) do jobs.global_options[k] = st.global[k] end
+  for _, k in ipairs(st.global_order) do
+    jobs.global_options[k], jobs.global_options["_bare_" .. k] = st.global[k], st.global["_bare_" .. k]
+  end
   jobs.global_order = st.global_order
   return jobs
 end

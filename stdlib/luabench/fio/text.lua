@@ -118,8 +118,11 @@ local function dir_block(out, e, d)
   local x = e[d]
   if not x or int(x.total_ios) == 0 then return end
   local bw, bw_si = bw_pair(x.bw_bytes)
-  out[#out + 1] = string.format("  %s: IOPS=%s, BW=%s (%s)(%s/%dmsec)", d, T.iops(x.iops), bw, bw_si,
-                                T.bytes(x.io_bytes), runtime_ms(e, x))
+  -- fio's write line ends in its zoned-device count (zbd_write_status),
+  -- "; 0 zone resets" on any other device
+  out[#out + 1] = string.format("  %s: IOPS=%s, BW=%s (%s)(%s/%dmsec)%s", d, T.iops(x.iops), bw, bw_si,
+                                T.bytes(x.io_bytes), runtime_ms(e, x),
+                                d == "write" and "; 0 zone resets" or "")
   lat_line(out, "slat", x.slat_ns or {})
   lat_line(out, "clat", x.clat_ns or {})
   lat_line(out, "lat", x.lat_ns or {})

@@ -117,7 +117,7 @@ end
 --[[ report.timeline(x [, opts]): latency over time from the per-interval
 samples of x (an lb.run result or an array of them).  opts.y: the latency
 metrics, one or two (default {"p50", "p99"}; "lat_mean", "p99.9",
-"clat_p99"...), the first solid, the second dashed; one hue per direction
+"clat_p99", "sched_p99" under a rate cap...), the first solid, the second dashed; one hue per direction
 that did I/O (and per run).  The time axis is seconds since the timed
 phase started, each point at the end of its interval.  The latency axis is
 logarithmic when the values span more than a decade (opts.log = false
@@ -152,7 +152,7 @@ function M.timeline(x, opts)
               pts[#pts + 1] = {t, v}
               if v > 0 then lo = math.min(lo, v) end
               hi = math.max(hi, v)
-              local _, kind = metrics.hist(iv, d, (metrics.kind_of(y)))
+              local _, kind = metrics.hist(iv, d, metrics.HIST_KIND[(metrics.kind_of(y))])
               kinds[kind or "clat"] = true
               skind = skind or kind
             end
@@ -162,7 +162,11 @@ function M.timeline(x, opts)
       end
     end
   end
-  local kind = kinds.lat and kinds.clat and "lat/clat" or kinds.lat and "lat" or "clat"
+  local shown = {}
+  for _, k in ipairs{"lat", "clat", "sched_lat"} do
+    if kinds[k] then shown[#shown + 1] = k == "sched_lat" and "sched" or k end
+  end
+  local kind = #shown > 0 and table.concat(shown, "/") or "clat"
   local title = opts.title
   if not title then
     local ns = {}
