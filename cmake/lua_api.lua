@@ -26,7 +26,8 @@ return {
        "output: result.read, .write, .trim (io_bytes, bw_bytes, bw (KiB/s), iops, runtime, total_ios, " ..
        "slat_ns, clat_ns, lat_ns with fio's percentile list, the histograms clat_hist, slat_hist, " ..
        "lat_hist; under a rate cap also sched_lat_ns and sched_lat_hist, the latency from each I/O's " ..
-       "due time in the rate schedule), usr_cpu, sys_cpu, cpu, errors, options, intervals (the per-interval samples; in a run of several jobs each also holds jobs[i].read... with that job's counts), " ..
+       "due time in the rate schedule; with prio, prioclass or cmdprio_* also prios, {prioclass, prio, " ..
+       "clat_hist, lat_hist} for each I/O priority used), usr_cpu, sys_cpu, cpu, errors, options, intervals (the per-interval samples; in a run of several jobs each also holds jobs[i].read... with that job's counts), " ..
        "stopped_by, partial, jobs. spec takes fio's option names; engine is a short alias of ioengine; " ..
        "jobs = {spec, ...} runs several jobs at once; stop = function(iv) is called after every " ..
        "interval (interval = \"1s\") and stops the run when it returns a true value (a string is kept " ..

@@ -55,7 +55,9 @@
 struct rec {
     uint64_t t, offset, slat, clat;
     uint32_t len;
-    uint8_t ddir, sync;
+    uint8_t ddir;
+    uint8_t sync : 1;        /* a sync engine's: no slat */
+    uint8_t rt : 1;          /* issued at a realtime priority: fio's prio column */
     uint16_t file;           /* index into the stream's names */
 };
 
@@ -147,6 +149,7 @@ static void on_io(void *arg, unsigned job, unsigned clone, const struct lb_io *i
     r->len = io->len;
     r->ddir = io->ddir;
     r->sync = io->t_issue == 0;
+    r->rt = io->ioprio >> 13 == 1;       /* fio logs whether the class is realtime */
     r->slat = r->sync ? 0 : io->t_issue - io->t_start;
     r->clat = io->t_done - (r->sync ? io->t_start : io->t_issue);
 }
@@ -310,13 +313,15 @@ static int line(struct buf *b, const struct lb_iolog *g, const struct rec *r, co
         put_le(p, ms, 8);
         put_le(p + 8, v, 8);
         put_le(p + 16, r->ddir | (offset ? SAMPLE_OFFSET_BIT : 0), 4);
+        put_le(p + 20, r->rt, 2);
         put_le(p + 24, r->len, 8);
         if (offset)
             put_le(p + 32, r->offset, 8);
         b->n += offset ? 40 : 32;
         return 0;
     }
-    b->n += (size_t)text_line(b->p + b->n, 128, ms, v, r->ddir, r->len, offset, r->offset, 0);
+    b->n += (size_t)text_line(b->p + b->n, 128, ms, v, r->ddir, r->len, offset, r->offset,
+                                  r->rt);
     return 0;
 }
 

@@ -141,6 +141,24 @@ static void push_samples(lua_State *L, const struct lb_ivs *ivs, int d)
     lb_set_int(L, "iops_samples", o.n);
 }
 
+/* prios: {prioclass, prio, clat_hist, lat_hist} for each priority the
+ * direction's I/Os went at (fio's per-priority latencies). */
+static void push_prios(lua_State *L, const struct lb_dir_stats *ds)
+{
+    lua_createtable(L, (int)ds->nprio, 0);
+    for (uint32_t i = 0; i < ds->nprio; i++) {
+        lua_createtable(L, 0, 4);
+        lb_set_int(L, "prioclass", ds->prio[i].ioprio >> 13);
+        lb_set_int(L, "prio", ds->prio[i].ioprio & 7);
+        push_hist_copy(L, ds->prio[i].clat);
+        lua_setfield(L, -2, "clat_hist");
+        push_hist_copy(L, ds->prio[i].lat);
+        lua_setfield(L, -2, "lat_hist");
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_setfield(L, -2, "prios");
+}
+
 static void push_dir(lua_State *L, const struct lb_stats *s, int d,
                      const struct lb_ivs *ivs)
 {
@@ -177,6 +195,8 @@ static void push_dir(lua_State *L, const struct lb_stats *s, int d,
         push_hist_copy(L, ds->sched);
         lua_setfield(L, -2, "sched_lat_hist");
     }
+    if (ds->nprio)
+        push_prios(L, ds);
     push_samples(L, ivs, d);
 }
 

@@ -175,11 +175,36 @@ int lb_replace_allowed(const char *path, bool allow)
     return -EPERM;
 }
 
+/* A character device or a FIFO (/dev/null, /dev/stdout, a pipe) holds no
+ * data to lose: text is written into it as fio does, whoever made it.
+ * 1 when path is one and text went there, 0 when it is not one (nothing
+ * done), -errno on a failed write.  Decided on the descriptor. */
+static int write_special(const char *path, const char *text, size_t len)
+{
+    struct stat st;
+    int fd, rc;
+
+    if (stat(path, &st) != 0 || !(S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)))
+        return 0;
+    fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    if (fstat(fd, &st) != 0 || !(S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
+        close(fd);
+        return 0;                 /* swapped for another file: the rules below */
+    }
+    rc = write_all(fd, text, len);
+    if (close(fd) != 0 && rc == 0)
+        rc = -errno;
+    return rc ? rc : 1;
+}
+
 /* lb.write_atomic(path, text [, allow_overwrite]): a temporary file beside
  * path, fsync, rename over path, fsync the dir; the file is marked as
  * luabench's, so a later run replaces it, but a file luabench did not
  * create (or a symbolic link) is not replaced unless allowed.  The rename
- * replaces the name: nothing is ever written through a link. */
+ * replaces the name: nothing is ever written through a link.  A character
+ * device or a FIFO is written into instead (write_special). */
 static int s_write_atomic(lua_State *L)
 {
     size_t len, plen;
@@ -191,7 +216,14 @@ static int s_write_atomic(lua_State *L)
         return luaL_argerror(L, 1, "the path holds a NUL byte");
     if (snprintf(tmp, sizeof tmp, "%s.XXXXXX", path) >= (int)sizeof tmp)
         return lb_pushresult(L, -ENAMETOOLONG, path);
-    int rc = lb_replace_allowed(path, allow);
+    int rc = write_special(path, text, len);
+    if (rc < 0)
+        return lb_pushresult(L, rc, path);
+    if (rc == 1) {
+        lua_pushboolean(L, 1);
+        return 1;
+    }
+    rc = lb_replace_allowed(path, allow);
     if (rc == -EPERM) {
         lua_pushnil(L);
         lua_pushfstring(L, "refusing to replace %s: not created by luabench (use "

@@ -34,6 +34,8 @@ struct lb_io {
     uint64_t offset;         /* absolute offset in the file */
     uint32_t len;
     uint8_t ddir;            /* LB_READ, LB_WRITE, LB_TRIM, LB_SYNC_OP... */
+    uint16_t ioprio;         /* the priority it went at (job/prio.h): the
+                                clone's, or what an LB_ENG_IOPRIO engine drew */
     void *buf;
     int buf_index;           /* index of a registered buffer, or -1 */
     int64_t result;          /* bytes transferred, or -errno */
@@ -68,6 +70,11 @@ enum { LB_Q_DONE = 0, LB_Q_QUEUED = 1, LB_Q_BUSY = 2 };
 enum {
     LB_ENG_SYNC = 1,         /* queue() completes the I/O */
     LB_ENG_NOFILES = 2,      /* touches no files: nothing laid out */
+    LB_ENG_IOPRIO = 4,       /* gives an I/O the priority cmdprio_* draws */
+    LB_ENG_NOCOMMIT = 8,     /* queue() hands the I/O over, commit() does
+                                nothing: fio's engines without a commit hook
+                                count each queued I/O as a submission and a
+                                completion of one (iodepth_submit/_complete) */
 };
 
 struct lb_engine_ops {
@@ -91,7 +98,9 @@ struct lb_engine_ops {
      * submitted by the next commit or getevents. */
     int (*commit)(void *priv);
     /* Async only: wait for at least min completions (never more than are
-     * submitted), return up to max in evs; the count or -errno. */
+     * submitted), return up to max in evs; the count or -errno.  An engine
+     * may return more than max, never more than it has in flight (evs
+     * holds that many): fio's posixaio returns every completion it finds. */
     int (*getevents)(void *priv, unsigned min, unsigned max, struct lb_io **evs);
     /* Optional: the flags for this job when they depend on it (the fault
      * engine mirrors the engine it wraps).  NULL: flags.  Read them through

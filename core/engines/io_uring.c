@@ -37,6 +37,7 @@
 #include "base/clock.h"
 #include "engines/engine.h"
 #include "job/job.h"
+#include "job/prio.h"
 #include "engines/internal.h"
 
 struct uring_priv {
@@ -52,6 +53,7 @@ struct uring_priv {
     bool lazy;                   /* completions may wait for this thread to enter */
     struct lb_file *files;       /* cfg->files: registered slot = index */
     unsigned nfiles;
+    struct lb_cmdprio prio;      /* cmdprio_*: each I/O's priority */
 };
 
 static const char *uring_hint(int err)
@@ -196,6 +198,7 @@ static int uring_init(const struct lb_engine_cfg *cfg, void **priv)
     if (!p)
         return -ENOMEM;
     p->depth = cfg->depth ? cfg->depth : 1;
+    lb_cmdprio_init(&p->prio, cfg->job, cfg->clone);
     p->files = cfg->files;
     p->nfiles = cfg->nfiles;
     p->queued = calloc(p->depth, sizeof(*p->queued));
@@ -302,6 +305,17 @@ static void uring_prep(const struct uring_priv *p, struct io_uring_sqe *sqe,
     io_uring_sqe_set_data(sqe, io);
 }
 
+static void uring_prio(struct uring_priv *p, struct io_uring_sqe *sqe, struct lb_io *io)
+{
+    unsigned prio;
+
+    io->ioprio = (uint16_t)p->prio.own;
+    if (lb_cmdprio_draw(p->prio.job, &p->prio.rng, io->ddir, io->len, &prio)) {
+        io->ioprio = (uint16_t)prio;
+        sqe->ioprio = (uint16_t)prio;
+    }
+}
+
 /* With SQPOLL the kernel's thread may post an I/O's completion before it
  * moves the SQ head past its entry: a ring that looks full with nothing in
  * flight waits for the head (io_uring_sqring_wait), never for a completion
@@ -327,6 +341,8 @@ static int uring_queue(void *priv, struct lb_io *io)
     if (!sqe)
         return LB_Q_BUSY;
     uring_prep(p, sqe, io);
+    if (p->prio.on)
+        uring_prio(p, sqe, io);
     p->queued[p->nqueued++] = io;
     p->inflight++;
     return LB_Q_QUEUED;
@@ -426,7 +442,7 @@ static int uring_getevents(void *priv, unsigned min, unsigned max, struct lb_io 
 const struct lb_engine_ops lb_engine_io_uring = {
     .name = "io_uring",
     .help = "io_uring via liburing (registerfiles, fixedbufs, sqthread_poll, hipri)",
-    .flags = 0,
+    .flags = LB_ENG_IOPRIO,
     .probe = uring_probe,
     .init = uring_init,
     .cleanup = uring_cleanup,

@@ -19,6 +19,7 @@
 #include "base/clock.h"
 #include "engines/engine.h"
 #include "job/job.h"
+#include "job/prio.h"
 #include "engines/internal.h"
 
 struct aio_priv {
@@ -34,7 +35,12 @@ struct aio_priv {
     unsigned inflight;           /* submitted, not reaped */
     struct io_event *events;     /* depth */
     bool sync_fsync;             /* IO_CMD_FSYNC refused: fsync inline */
+    struct lb_cmdprio prio;      /* cmdprio_*: each I/O's priority */
 };
+
+#ifndef IOCB_FLAG_IOPRIO
+#define IOCB_FLAG_IOPRIO (1 << 1)   /* aio_abi.h's: aio_reqprio is meant */
+#endif
 
 static const char *aio_hint(int err)
 {
@@ -93,6 +99,7 @@ static int aio_init(const struct lb_engine_cfg *cfg, void **priv)
 
     if (!p)
         return -ENOMEM;
+    lb_cmdprio_init(&p->prio, cfg->job, cfg->clone);
     ret = aio_alloc(p, depth);
     if (ret == 0) {
         ret = io_setup((int)depth, &p->ctx);
@@ -141,6 +148,18 @@ static void aio_prep(struct iocb *cb, struct lb_io *io)
     cb->data = io;
 }
 
+static void aio_prio(struct aio_priv *p, struct iocb *cb, struct lb_io *io)
+{
+    unsigned prio;
+
+    io->ioprio = (uint16_t)p->prio.own;
+    if (!lb_cmdprio_draw(p->prio.job, &p->prio.rng, io->ddir, io->len, &prio))
+        return;
+    io->ioprio = (uint16_t)prio;
+    cb->aio_reqprio = (short)prio;
+    cb->u.c.flags |= IOCB_FLAG_IOPRIO;
+}
+
 static bool aio_inline(const struct aio_priv *p, const struct lb_io *io)
 {
     if (io->ddir == LB_TRIM)
@@ -165,6 +184,8 @@ static int aio_queue(void *priv, struct lb_io *io)
         return LB_Q_BUSY;
     cb = &p->iocbs[p->free[--p->nfree]];
     aio_prep(cb, io);
+    if (p->prio.on)
+        aio_prio(p, cb, io);
     p->pending[p->npending++] = cb;
     return LB_Q_QUEUED;
 }
@@ -280,7 +301,7 @@ static int aio_getevents(void *priv, unsigned min, unsigned max, struct lb_io **
 const struct lb_engine_ops lb_engine_libaio = {
     .name = "libaio",
     .help = "Linux native asynchronous I/O (io_submit); async only with direct=1",
-    .flags = 0,
+    .flags = LB_ENG_IOPRIO,
     .probe = aio_probe,
     .init = aio_init,
     .cleanup = aio_cleanup,

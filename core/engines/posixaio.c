@@ -4,8 +4,9 @@
  * threads), as fio's "posixaio".  As there, queue() hands each I/O to the
  * library at once (there is nothing left for commit() to submit), up to
  * iodepth of them; getevents() looks at every I/O in flight with
- * aio_error and, until it has min completions, waits in aio_suspend on
- * those still in progress.  EAGAIN from the library leaves the I/O to the
+ * aio_error, returns all that are complete (more than max if so, as fio's)
+ * and, until it has min completions, waits in aio_suspend on those still
+ * in progress.  EAGAIN from the library leaves the I/O to the
  * caller (busy), as fio does.  Trim has no POSIX call: it runs in queue()
  * once nothing is in flight, as fio's.  fdatasync is aio_fsync(O_DSYNC).
  */
@@ -140,17 +141,22 @@ static int pa_commit(void *priv)
     return 0;
 }
 
+/* As fio's posixaio, every I/O found complete is returned, max or not
+ * (engine.h allows it): a reap takes all that completed meanwhile, and the
+ * queue refills from that depth, which is what fio's iodepth_level and
+ * iodepth_complete maps of posixaio show. */
 static int pa_getevents(void *priv, unsigned min, unsigned max, struct lb_io **evs)
 {
     struct pa_priv *p = priv;
     unsigned n = 0;
 
+    (void)max;
     if (min > p->inflight)
         min = p->inflight;        /* never wait for what was not submitted */
     for (;;) {
         int nwait = 0;
 
-        for (unsigned i = 0; i < p->depth && n < max; i++) {
+        for (unsigned i = 0; i < p->depth; i++) {
             struct lb_io *io = p->ios[i];
             if (!io)
                 continue;
@@ -166,7 +172,7 @@ static int pa_getevents(void *priv, unsigned min, unsigned max, struct lb_io **e
             p->inflight--;
             evs[n++] = io;
         }
-        if (n >= min || n >= max || nwait == 0)
+        if (n >= min || nwait == 0)
             return (int)n;
         if (aio_suspend(p->wait, nwait, NULL) < 0 && errno != EINTR && errno != EAGAIN)
             return n ? (int)n : -errno;
@@ -176,7 +182,7 @@ static int pa_getevents(void *priv, unsigned min, unsigned max, struct lb_io **e
 const struct lb_engine_ops lb_engine_posixaio = {
     .name = "posixaio",
     .help = "POSIX asynchronous I/O (aio_read/aio_write, glibc's threads), as fio's posixaio",
-    .flags = 0,
+    .flags = LB_ENG_NOCOMMIT,
     .init = pa_init,
     .cleanup = pa_cleanup,
     .queue = pa_queue,

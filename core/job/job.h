@@ -49,6 +49,14 @@ struct lb_bssplit {
     uint32_t pct;        /* 0 means "share the remainder" before normalising */
 };
 
+/* One entry of fio's cmdprio_bssplit: pct percent of the I/Os of bs bytes
+ * go at prio (job/prio.h's values; -1: cmdprio_class and cmdprio's). */
+struct lb_prio_split {
+    uint32_t bs;
+    uint16_t pct;
+    int16_t prio;
+};
+
 struct lb_job {
     char *name;
     char *ioengine;              /* engine name, "psync" by default */
@@ -113,6 +121,16 @@ struct lb_job {
     bool fixedbufs;
     bool sqthread_poll;
     char *cpus_allowed;          /* "0-3,8" */
+    /* I/O priorities (job/prio.h): the clones' own, and per I/O (libaio,
+     * io_uring) for reads [0] and writes [1] */
+    bool ioprio_set;             /* prio or prioclass given */
+    uint32_t ioprio_class;       /* prioclass (0: best effort) */
+    uint32_t ioprio_level;       /* prio */
+    uint32_t cmdprio_pct[2];     /* cmdprio_percentage */
+    uint32_t cmdprio_class[2];   /* cmdprio_class (0: realtime, fio's default) */
+    uint32_t cmdprio_level[2];   /* cmdprio */
+    uint32_t ncmdprio_split[2];  /* cmdprio_bssplit entries, 0 percent left out */
+    struct lb_prio_split cmdprio_split[2][LB_BSSPLIT_MAX];
     uint64_t interval;           /* us between per-interval samples; 1 s */
     uint32_t flow_id;            /* jobs of one flow_id share their I/Os ... */
     uint32_t flow;               /* ... in proportion to this weight (0: no flow) */

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "job/options_values.h"
+#include "job/prio.h"
 
 #define FIELD(j, o, T) ((T *)((char *)(j) + (o)->off))
 #define NFAULT 4
@@ -84,6 +85,27 @@ const struct lb_opt lb_opts[] = {
       "io_uring: a kernel thread polls the submission queue"),
     O("cpus_allowed", NULL, LB_OPT_STR, cpus_allowed,
       "CPUs the clones may run on: 0-3,8", .set = lb_opt_set_cpus_allowed, .arg = "cpulist"),
+#undef GROUP
+#define GROUP "I/O priority"
+    O("prio", NULL, LB_OPT_SPECIAL, ioprio_level,
+      "the clones' I/O priority level, 0 (highest) to 7", .set = lb_opt_set_prio,
+      .arg = "0-7"),
+    O("prioclass", NULL, LB_OPT_SPECIAL, ioprio_class,
+      "the clones' I/O priority class: 1 realtime, 2 best effort, 3 idle (0: 2)",
+      .set = lb_opt_set_prioclass, .arg = "0-3"),
+    O("cmdprio_percentage", NULL, LB_OPT_SPECIAL, cmdprio_pct,
+      "libaio, io_uring: percent of reads,writes issued at cmdprio_class/cmdprio",
+      .set = lb_opt_set_cmdprio_percentage, .arg = "pct[,pct]"),
+    O("cmdprio_class", NULL, LB_OPT_SPECIAL, cmdprio_class,
+      "libaio, io_uring: class of those I/Os, 1-3 (default 1, realtime)",
+      .set = lb_opt_set_cmdprio_class, .arg = "class[,class]"),
+    O("cmdprio", NULL, LB_OPT_SPECIAL, cmdprio_level,
+      "libaio, io_uring: level of those I/Os, 0-7 (default 0)",
+      .set = lb_opt_set_cmdprio, .arg = "level[,level]"),
+    O("cmdprio_bssplit", NULL, LB_OPT_SPECIAL, cmdprio_split,
+      "libaio, io_uring: per block size, percent of I/Os at a priority: "
+      "64k/25/1/1:64k/75/3/2 (bs/pct: cmdprio_class/cmdprio's)",
+      .set = lb_opt_set_cmdprio_bssplit, .arg = "bs/pct[/class/level]:...[,...]"),
 #undef GROUP
 #define GROUP "Files and sizes"
     O("filename", NULL, LB_OPT_STR, filename,
@@ -595,6 +617,7 @@ int lb_job_check(const struct lb_job *j, char *err, size_t errlen)
 {
     static int (*const checks[])(const struct lb_job *, char *, size_t) = {
         check_counts, check_bs, check_sizes, check_rate, check_safety, check_direct,
+        lb_job_check_prio,
     };
     char spare[1];
     if (!err || !errlen) {

@@ -65,7 +65,7 @@ static inline unsigned batch_bucket(unsigned n)
 void lb_worker_flags(struct lb_worker *w)
 {
     w->cslow = !w->measuring || w->check_reads || w->sync_every || w->trace || w->opsrc ||
-               w->of || w->rated;
+               w->of || w->rated || w->prio_stats;
 }
 
 static void next_event_set(struct lb_worker *w)
@@ -307,6 +307,9 @@ static void record(struct lb_worker *w, const struct lb_io *io, uint64_t t, bool
     }
     if (io->t_sched && w->iv_sched[d])
         lb_hist_record(w->iv_sched[d], t - sched_from(w, io));
+    if (w->prio_stats)
+        lb_stats_prio_record(&w->st.dir[d], io->ioprio,
+                             t - (sync ? io->t_start : io->t_issue), t - io->t_start);
 }
 
 static int __attribute__((noinline)) complete_slow(struct lb_worker *w, struct lb_io *io,
@@ -532,8 +535,12 @@ static int commit(struct lb_worker *w, unsigned nq, bool batch)
         return end;
     w->inflight += nq;
     w->unbatched += nq;
-    if (w->measuring && nq)
+    if (w->measuring && nq && w->nocommit) {    /* fio's td_io_queue, no commit */
+        w->st.iodepth_submit[batch_bucket(1)] += nq;
+        w->st.iodepth_complete[batch_bucket(1)] += nq;
+    } else if (w->measuring && nq) {
         w->st.iodepth_submit[batch_bucket(nq)]++;
+    }
     if (batch) {
         if (w->measuring)
             w->st.iodepth_level[depth_bucket(w->inflight)] += w->unbatched;

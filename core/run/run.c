@@ -18,6 +18,7 @@
 #include <time.h>
 #include "base/clock.h"
 #include "job/options.h"
+#include "job/prio.h"
 #include "run/interval.h"
 #include "run/layout.h"
 #include "run/openfiles.h"
@@ -79,6 +80,11 @@ static int resolve_engine(struct lb_run *r, size_t j, char *err, size_t errlen)
     }
     r->jr[j].eng = ops;
     r->jr[j].flags = lb_engine_flags(ops, job);
+    if (lb_job_cmdprio(job) && !(r->jr[j].flags & LB_ENG_IOPRIO)) {
+        snprintf(err, errlen, "cmdprio_percentage and cmdprio_bssplit need an engine that "
+                 "sets a priority per I/O (libaio, io_uring), not '%s'", name);
+        return -EINVAL;
+    }
     return 0;
 }
 

@@ -192,6 +192,10 @@ struct lb_worker {
     bool ramp_batch;             /* reaping a batch begun in the ramp: fio
                                     accounts none of it */
     bool cslow;                  /* completions take complete_slow */
+    bool prio_stats;             /* latencies also by priority (prio,
+                                    prioclass, cmdprio_*) */
+    uint16_t ioprio;             /* the clone's own priority */
+    bool nocommit;               /* LB_ENG_NOCOMMIT: depth maps count per I/O */
     uint64_t next_event;         /* clock ns: the earliest of the three below */
     uint64_t ramp_end, deadline, t_measure, t_end;  /* clock ns; measured
                                     phase from t_measure to t_end */

@@ -6,7 +6,9 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include "job/prio.h"
 #include "run/stats.h"
 #include "run/stats_int.h"
 
@@ -30,11 +32,23 @@ int lb_stats_fill(struct lb_stats *s)
     return 0;
 }
 
+static void prio_release(struct lb_dir_stats *ds)
+{
+    for (uint32_t i = 0; i < ds->nprio; i++) {
+        lb_hist_free(ds->prio[i].clat);
+        lb_hist_free(ds->prio[i].lat);
+    }
+    free(ds->prio);
+    ds->prio = NULL;
+    ds->nprio = 0;
+}
+
 void lb_stats_release(struct lb_stats *s)
 {
     if (!s)
         return;
     for (int d = 0; d < LB_DDIR_N; d++) {
+        prio_release(&s->dir[d]);
         lb_hist_free(s->dir[d].slat);
         lb_hist_free(s->dir[d].clat);
         lb_hist_free(s->dir[d].lat);
@@ -54,6 +68,57 @@ static int hist_merge(struct lb_hist **dst, const struct lb_hist *src)
     return lb_hist_add(*dst, src);
 }
 
+/* ds's slot of ioprio, made when missing; NULL on ENOMEM. */
+static struct lb_prio_lat *prio_slot(struct lb_dir_stats *ds, unsigned ioprio)
+{
+    struct lb_prio_lat *p;
+
+    for (uint32_t i = 0; i < ds->nprio; i++)
+        if (ds->prio[i].ioprio == ioprio)
+            return &ds->prio[i];
+    if (!ds->prio && !(ds->prio = calloc(LB_IOPRIO_SLOTS, sizeof(*ds->prio))))
+        return NULL;
+    if (ds->nprio == LB_IOPRIO_SLOTS)
+        return NULL;              /* more priorities than the kernel has */
+    p = &ds->prio[ds->nprio];
+    if (lb_hist_new(&p->clat) || lb_hist_new(&p->lat)) {
+        lb_hist_free(p->clat);
+        p->clat = NULL;
+        return NULL;
+    }
+    p->ioprio = ioprio;
+    ds->nprio++;
+    return p;
+}
+
+int lb_stats_prio_add(struct lb_dir_stats *ds, unsigned ioprio)
+{
+    return prio_slot(ds, ioprio) ? 0 : -ENOMEM;
+}
+
+int lb_stats_prio_record(struct lb_dir_stats *ds, unsigned ioprio, uint64_t clat,
+                         uint64_t lat)
+{
+    struct lb_prio_lat *p = prio_slot(ds, ioprio);
+
+    if (!p)
+        return -ENOMEM;
+    lb_hist_record(p->clat, clat);
+    lb_hist_record(p->lat, lat);
+    return 0;
+}
+
+static int prio_merge(struct lb_dir_stats *d, const struct lb_dir_stats *s)
+{
+    for (uint32_t i = 0; i < s->nprio; i++) {
+        struct lb_prio_lat *p = prio_slot(d, s->prio[i].ioprio);
+
+        if (!p || lb_hist_add(p->clat, s->prio[i].clat) || lb_hist_add(p->lat, s->prio[i].lat))
+            return -ENOMEM;
+    }
+    return 0;
+}
+
 static int dir_merge(struct lb_dir_stats *d, const struct lb_dir_stats *s)
 {
     d->ios += s->ios;
@@ -65,7 +130,8 @@ static int dir_merge(struct lb_dir_stats *d, const struct lb_dir_stats *s)
     if (s->bs_max > d->bs_max)
         d->bs_max = s->bs_max;
     if (hist_merge(&d->slat, s->slat) || hist_merge(&d->clat, s->clat) ||
-        hist_merge(&d->lat, s->lat) || hist_merge(&d->sched, s->sched))
+        hist_merge(&d->lat, s->lat) || hist_merge(&d->sched, s->sched) ||
+        prio_merge(d, s))
         return -ENOMEM;
     return 0;
 }

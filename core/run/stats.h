@@ -13,6 +13,12 @@
 
 #define LB_ERRNO_SLOTS 8
 
+/* One priority's latencies (fio's per-priority clat_prio stats). */
+struct lb_prio_lat {
+    uint32_t ioprio;             /* class << 13 | level (job/prio.h) */
+    struct lb_hist *clat, *lat;  /* lat: clat for a sync engine */
+};
+
 /* Failed I/Os count in errors, not in ios, bytes or latencies.  A short
  * I/O (fewer bytes than asked, no errno) counts in ios and short_ios with
  * the bytes it moved; it is not an error.  With a sync engine lat = clat
@@ -27,6 +33,9 @@ struct lb_dir_stats {
     struct lb_hist *sched;       /* open-loop latency, from the time the rate
                                     schedule had the I/O due to its
                                     completion; NULL without a rate cap */
+    struct lb_prio_lat *prio;    /* by priority, nprio of them: NULL for a
+                                    job without prio, prioclass, cmdprio_* */
+    uint32_t nprio;
 };
 
 struct lb_err_stats {

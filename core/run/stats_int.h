@@ -10,6 +10,12 @@
 
 /* Allocates the histograms that are still NULL.  0 or -ENOMEM. */
 int lb_stats_fill(struct lb_stats *s);
+/* Makes ds's (empty) slot of ioprio, so that the slots come in this
+ * order.  0 or -ENOMEM. */
+int lb_stats_prio_add(struct lb_dir_stats *ds, unsigned ioprio);
+/* Records one I/O's latencies under its priority.  0 or -ENOMEM. */
+int lb_stats_prio_record(struct lb_dir_stats *ds, unsigned ioprio, uint64_t clat,
+                         uint64_t lat);
 /* Adds n failures of (ddir, err) to the by_errno slots (full: dropped). */
 void lb_err_note(struct lb_err_stats *e, int ddir, int err, uint64_t n);
 /* Records the first error's place and message unless one is recorded. */

@@ -193,8 +193,11 @@ static void get_hist_more(struct rbuf *r, struct lb_hist **h)
 static int get_stats(struct rbuf *r, struct lb_stats *s)
 {
     get_bytes(r, s, sizeof *s);
-    for (int d = 0; d < LB_DDIR_N; d++)
+    for (int d = 0; d < LB_DDIR_N; d++) {
         s->dir[d].slat = s->dir[d].clat = s->dir[d].lat = s->dir[d].sched = NULL;
+        s->dir[d].prio = NULL;    /* per-priority latencies do not travel */
+        s->dir[d].nprio = 0;
+    }
     s->sync_lat = NULL;
     if (lb_stats_fill(s) < 0)
         return -ENOMEM;

@@ -18,9 +18,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include "base/clock.h"
 #include "base/files.h"
+#include "job/prio.h"
 #include "run/gen.h"
 #include "run/interval.h"
 #include "run/loop.h"
@@ -68,6 +70,21 @@ static int set_affinity(struct lb_worker *w)
     if (sched_setaffinity(0, sizeof(set), &set) < 0)
         return fail(w, -errno, "cannot set cpus_allowed=%s: %s", w->job->cpus_allowed,
                     strerror(errno));
+    return 0;
+}
+
+/* fio's prio/prioclass: the thread's own I/O priority (ioprio_set on
+ * this thread, which the kernel keeps per thread). */
+static int set_ioprio(struct lb_worker *w)
+{
+    const struct lb_job *j = w->job;
+
+    w->ioprio = (uint16_t)lb_job_ioprio(j);
+    w->prio_stats = lb_job_cmdprio(j) || j->ioprio_set;
+    if (j->ioprio_set && syscall(SYS_ioprio_set, 1 /* IOPRIO_WHO_PROCESS */, 0,
+                                 (int)w->ioprio) < 0)
+        return fail(w, -errno, "cannot set prioclass=%u prio=%u: %s", j->ioprio_class,
+                    j->ioprio_level, strerror(errno));
     return 0;
 }
 
@@ -171,6 +188,7 @@ static int alloc_slots(struct lb_worker *w)
     for (unsigned i = 0; i < depth; i++) {
         w->ios[i].buf = (char *)w->bufs + i * w->buf_len;
         w->ios[i].buf_index = (int)i;
+        w->ios[i].ioprio = w->ioprio;    /* a cmdprio engine sets each I/O's */
         w->freeq[i] = &w->ios[depth - 1 - i];
     }
     w->nfree = depth;
@@ -189,6 +207,13 @@ static int alloc_stats(struct lb_worker *w)
                           lb_hist_new(&w->iv_lat[d]))) ||
             (w->rate_bps[d] && (lb_hist_new(&ds->sched) || lb_hist_new(&w->iv_sched[d]))))
             return fail(w, -ENOMEM, "out of memory");
+        if (w->prio_stats) {      /* fio's order: the clone's own first */
+            unsigned prios[LB_IOPRIO_SLOTS], n = lb_job_prios(w->job, d, prios);
+
+            for (unsigned i = 0; i < n; i++)
+                if (lb_stats_prio_add(ds, prios[i]))
+                    return fail(w, -ENOMEM, "out of memory");
+        }
     }
     return 0;
 }
@@ -251,6 +276,7 @@ static int engine_start(struct lb_worker *w)
     c->why = w->why;
     c->why_len = sizeof(w->why);
     c->stop = &w->run->stop;
+    w->nocommit = lb_engine_flags(w->eng, j) & LB_ENG_NOCOMMIT;
     ret = w->eng->init(c, &w->priv);
     if (ret < 0)
         return fail(w, ret, "cannot start engine '%s' for job '%s': %s", w->eng->name,
@@ -340,7 +366,7 @@ static int worker_setup(struct lb_worker *w)
     w->trace_arg = w->run->trace_arg;
     verify_setup(w);
     pacing_setup(w);
-    return set_affinity(w) ?: private_fds() ?: alloc_gen(w) ?:
+    return set_affinity(w) ?: set_ioprio(w) ?: private_fds() ?: alloc_gen(w) ?:
            open_files(w) ?: alloc_slots(w) ?: alloc_stats(w) ?:
            engine_start(w) ?: opsrc_open(w);
 }

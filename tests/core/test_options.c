@@ -75,7 +75,9 @@ static const char *const samples[][2] = {
     { "continue_on_error", "io" }, { "verify", "md5" },
     { "verify_pattern", "0xdeadbeef" }, { "null_lat", "200us" },
     { "fault_eio", "1%" }, { "fault_short", "0.5" }, { "fault_enospc", "0.25" },
-    { "fault_delay", "100%" },
+    { "fault_delay", "100%" }, { "prio", "3" }, { "prioclass", "1" },
+    { "cmdprio_percentage", "20,30" }, { "cmdprio_class", "3" }, { "cmdprio", "5,6" },
+    { "cmdprio_bssplit", "64k/75/3/2:1m/0:64k/25/1/1" },
 };
 
 static bool sample_landed(const char *name, const struct lb_job *j)
@@ -87,6 +89,15 @@ static bool sample_landed(const char *name, const struct lb_job *j)
     IS("bs", j->bs_min[0] == 8192 && j->bs_max[2] == 8192);
     IS("bsrange", j->bs_min[1] == 1024 && j->bs_max[1] == 8192);
     IS("bssplit", j->nbssplit[0] == 2 && j->bssplit[2][1].pct == 75);
+    IS("prio", j->ioprio_set && j->ioprio_level == 3);
+    IS("prioclass", j->ioprio_set && j->ioprio_class == 1);
+    IS("cmdprio_percentage", j->cmdprio_pct[0] == 20 && j->cmdprio_pct[1] == 30);
+    IS("cmdprio_class", j->cmdprio_class[0] == 3 && j->cmdprio_class[1] == 3);
+    IS("cmdprio", j->cmdprio_level[0] == 5 && j->cmdprio_level[1] == 6);
+    /* the 0 percent entry left out; both directions; fio's values */
+    IS("cmdprio_bssplit", j->ncmdprio_split[1] == 2 && j->cmdprio_split[1][1].pct == 25 &&
+                          j->cmdprio_split[1][0].prio == (3 << 13 | 2) &&
+                          j->cmdprio_split[0][1].prio == (1 << 13 | 1));
     IS("buffered", j->direct);
     IS("cpus_allowed", strcmp(j->cpus_allowed, "0-3,8") == 0);
     IS("file_service_type", j->file_service_type == LB_FST_RANDOM);
@@ -496,6 +507,26 @@ static void test_copy(void)
     lb_job_free(&b);
 }
 
+static void test_prio(void)
+{
+    struct lb_job j;
+
+    set_fails("cmdprio_percentage", "101",
+              "bad value '101' for 'cmdprio_percentage': must be from 0 to 100");
+    set_fails("cmdprio_class", "0", "bad value '0' for 'cmdprio_class': must be from 1 to 3");
+    set_fails("prioclass", "x", "bad value 'x' for 'prioclass': not a whole number from 0 to 3");
+    set_fails("cmdprio_bssplit", "4k/x",
+              "bad value '4k/x' for 'cmdprio_bssplit': 'x' is not a whole number");
+    lb_job_init(&j);
+    set_ok(&j, "cmdprio_bssplit", "4k/150/7/9");   /* fio clamps these */
+    CHECK(j.cmdprio_split[0][0].pct == 100 && j.cmdprio_split[0][0].prio == (3 << 13 | 7));
+    set_ok(&j, "cmdprio_percentage", "10");
+    char err[160];
+    CHECK(lb_job_check(&j, err, sizeof err) == -EINVAL &&
+          strstr(err, "mutually exclusive"), "%s", err);
+    lb_job_free(&j);
+}
+
 static void test_help(void)
 {
     size_t need = lb_opts_help(NULL, 0);
@@ -507,6 +538,8 @@ static void test_help(void)
         snprintf(line, sizeof line, "\n  %s%s%s", o->name, o->alias ? ", " : "",
                  o->alias ? o->alias : "");
         at = strstr(buf, line);
+        while (at && at[strlen(line)] != ' ' && at[strlen(line)] != '\n')
+            at = strstr(at + 1, line);        /* cmdprio after cmdprio_percentage */
         CHECK(at && (at[strlen(line)] == ' ' || at[strlen(line)] == '\n'),
               "--help lacks '%s'", line + 1);
     }
@@ -532,6 +565,7 @@ int main(void)
     test_messages();
     test_check();
     test_copy();
+    test_prio();
     test_help();
     if (failures)
         fprintf(stderr, "%d failures\n", failures);

@@ -52,6 +52,16 @@ fi
 [ "$("$LUABENCH" fio --showcmd sc.fio sc.fio | wc -l)" = 2 ] || fail "--showcmd: one line per job file"
 [ -z "$("$LUABENCH" fio --showcmd --name=c --ioengine=null)" ] || fail "--showcmd of command-line jobs prints nothing, as fio"
 [ ! -e "$d/never" ] || fail "--showcmd ran the job"
+# fio's options that luabench refuses to run still print: --showcmd only parses
+printf '[global]\nbs=4k\n[off]\nio_submit_mode=offload\nrw=read\nexec_prerun=true\n' >off.fio
+sc=$("$LUABENCH" fio --showcmd off.fio 2>sc.err) || fail "--showcmd of io_submit_mode=offload: $(cat sc.err)"
+want="fio --bs=4k --name=off --io_submit_mode=offload --rw=read --exec_prerun=true "
+[ "$sc" = "$want" ] || fail "--showcmd of offload: got '$sc', expected '$want'"
+[ ! -s sc.err ] || fail "--showcmd of offload wrote on stderr: $(cat sc.err)"
+if command -v fio >/dev/null; then
+  [ "$(fio --showcmd off.fio)" = "$sc" ] || fail "--showcmd of offload differs from fio's: $(fio --showcmd off.fio)"
+fi
+expect_exit 2 "unsupported option 'io_submit_mode=offload'" "$LUABENCH" fio off.fio
 
 # --- bad input: one line, exit 2 -------------------------------------------
 expect_exit 2 "unknown option '--blocksze'" "$LUABENCH" fio --name=b --ioengine=null --blocksze=4k

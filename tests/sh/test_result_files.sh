@@ -15,6 +15,7 @@ sum=$(sha256sum < out.json) psum=$(sha256sum < precious)
 expect_exit 1 "refusing to replace out.json: not created by luabench" \
   "$LUABENCH" fio --name=x --ioengine=null --size=1m --output=out.json --output-format=json
 [ "$(sha256sum < out.json)" = "$sum" ] || fail "--output replaced a user's file"
+[ "$(wc -l < "$LB_ERR")" -eq 1 ] || fail "the refusal is not one line: $(cat "$LB_ERR")"
 expect_exit 1 "refusing to replace x_bw.1.log: not created by luabench" \
   "$LUABENCH" fio --name=x --ioengine=null --size=1m --write_bw_log=x --log_avg_msec=100
 [ "$(sha256sum < x_bw.1.log)" = "$sum" ] || fail "write_bw_log truncated a user's file"
@@ -35,6 +36,19 @@ expect_exit 1 "refusing to replace link.json" \
 printf 'local ok, msg, e = lb.write_atomic("precious", "x")\nassert(not ok and e == "EPERM", tostring(msg))\n' > wa.lua
 expect_exit 0 "" "$LUABENCH" wa.lua
 [ "$(sha256sum < precious)" = "$psum" ] || fail "lb.write_atomic replaced a user's file"
+# a character device or a FIFO holds no data to lose: written into, as fio does
+expect_exit 0 "" "$LUABENCH" fio --name=x --ioengine=null --size=1m --output=/dev/null \
+  --output-format=json
+[ -c /dev/null ] || fail "--output=/dev/null replaced the device"
+mkfifo pipe.json
+cat pipe.json > from_pipe.json &
+reader=$!
+expect_exit 0 "" "$LUABENCH" fio --name=p --ioengine=null --size=1m --output=pipe.json \
+  --output-format=json
+wait "$reader"
+[ -p pipe.json ] || fail "--output replaced the FIFO"
+grep -q '"jobname" : "p"' from_pipe.json || fail "the FIFO's reader got no result: $(head -c 200 from_pipe.json)"
+rm pipe.json from_pipe.json
 # ours: written, then replaced by the next run
 rm -f out.json x_bw.1.log
 for i in 1 2; do

@@ -307,7 +307,7 @@ function M.cli_jobs(cfg)
   end
   jobs.global_order = #cfg.files == 0 and cfg.order or {}
   for n, path in ipairs(cfg.files) do
-    local fj = P.load(path, {tab = cfg.ctx.tab, sections = cfg.sections})
+    local fj = P.load(path, {tab = cfg.ctx.tab, sections = cfg.sections, showcmd = cfg.showcmd})
     if (n > 1 or #jobs > 0) and fj[1] then fj[1]._stonewall = true end
     for _, j in ipairs(fj) do apply_cli(j, cfg); jobs[#jobs + 1] = j end
     for _, k in ipairs(fj.global_order) do
@@ -418,7 +418,12 @@ function M.main(argv)
     error(setmetatable({}, {__tostring = function() return tostring(results) end}), 0)
   end
   local text = M.report(results, cfg.formats)
-  if cfg.output then write_output(cfg.output, text, cfg.allow_overwrite) else io.write(text) end
+  if cfg.output then
+    local wok, werr = pcall(write_output, cfg.output, text, cfg.allow_overwrite)
+    if not wok then io.stderr:write("luabench: ", tostring(werr), "\n"); return 1 end
+  else
+    io.write(text)
+  end
   local status = 0
   for _, r in ipairs(results) do
     local e = r.errors

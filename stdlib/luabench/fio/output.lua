@@ -134,6 +134,39 @@ local function merge_hist(list, d, k)
   return h
 end
 
+-- The per-priority latencies of the results' direction d merged by
+-- priority, as fio's sum_clat_prio_stats: a result without them counts all
+-- its I/Os at priority 0/0 (a job without prio, prioclass or cmdprio_*).
+-- nil when none of them has any.
+local function merge_prios(list, d)
+  local any
+  for _, r in ipairs(list) do any = any or (r[d] and r[d].prios) end
+  if not any then return nil end
+  local out, at = {}, {}
+  local function add(cls, lvl, clat, lat)
+    local k = cls * 8 + lvl
+    local p = at[k]
+    if not p then
+      p = {prioclass = cls, prio = lvl}
+      at[k] = p
+      out[#out + 1] = p
+    end
+    for key, h in pairs{clat_hist = clat, lat_hist = lat} do
+      if p[key] then p[key]:merge(h) else p[key] = h:copy() end
+    end
+  end
+  for _, r in ipairs(list) do
+    local x = r[d] or {}
+    if x.prios then
+      for _, p in ipairs(x.prios) do add(p.prioclass, p.prio, p.clat_hist, p.lat_hist) end
+    elseif x.clat_hist and x.clat_hist:count() > 0 then
+      add(0, 0, x.clat_hist, x.lat_hist or x.clat_hist)
+    end
+  end
+  return out
+end
+O.merge_prios = merge_prios
+
 local SUMS = {"io_bytes", "io_kbytes", "total_ios", "short_ios", "drop_ios", "errors",
               "bw_min", "bw_max", "bw_mean", "bw_samples", "iops_min", "iops_max",
               "iops_mean", "iops_samples"}
@@ -160,6 +193,7 @@ local function merge_dir(list, d)
     m[k .. "_hist"] = merge_hist(list, d, k .. "_hist")
     m[k .. "_ns"] = O.lat_summary(m[k .. "_hist"])
   end
+  m.prios = merge_prios(list, d)
   m.sched_lat_hist = merge_hist(list, d, "sched_lat_hist")   -- only under a rate cap
   m.sched_lat_ns = m.sched_lat_hist and O.lat_summary(m.sched_lat_hist) or nil
   return m
@@ -319,6 +353,16 @@ local function lat_json(t, h, pcts, want, bins)
   return o
 end
 
+-- The priorities of direction x that have I/Os, when there are two or more
+-- (fio shows none otherwise); nil else.
+function O.prios_used(x)
+  local used = {}
+  for _, p in ipairs(x.prios or {}) do
+    if p.clat_hist and p.clat_hist:count() > 0 then used[#used + 1] = p end
+  end
+  return #used >= 2 and used or nil
+end
+
 local function dir_json(x, e, plus)
   local o = O.obj{"io_bytes", int(x.io_bytes), "io_kbytes", int(x.io_kbytes or int(x.io_bytes) // 1024),
                   "bw_bytes", int(x.bw_bytes), "bw", int(x.bw), "iops", num(x.iops),
@@ -330,6 +374,20 @@ local function dir_json(x, e, plus)
   o.slat_ns = lat_json(x.slat_ns or {}, x.slat_hist, pcts, P.truthy(job.slat_percentiles), plus)
   o.clat_ns = lat_json(x.clat_ns or {}, x.clat_hist, pcts, clat, plus)
   o.lat_ns = lat_json(x.lat_ns or {}, x.lat_hist, pcts, P.truthy(job.lat_percentiles), plus)
+  -- fio's per-priority latencies, when at least two priorities have I/Os:
+  -- lat with lat_percentiles, else clat
+  local prios = O.prios_used(x)
+  if prios then
+    local key = P.truthy(job.lat_percentiles) and "lat" or "clat"
+    local want = clat or P.truthy(job.lat_percentiles)
+    local arr = O.array()
+    for _, p in ipairs(prios) do
+      local h = p[key .. "_hist"]
+      arr[#arr + 1] = O.obj{"prioclass", int(p.prioclass), "prio", int(p.prio),
+                            key .. "_ns", lat_json(O.lat_summary(h), h, pcts, want, plus)}
+    end
+    o.prios = arr
+  end
   -- luabench's own, under a rate cap only: latency from the I/O's due time
   -- in the rate schedule, percentiles always (fio has no such key)
   if x.sched_lat_ns then

@@ -268,6 +268,13 @@ end
 -- option table and the notes already given.  Used by job files and the CLI.
 function P.set(ctx, job, name, value, w)
   local canon, kind = P.resolve(ctx.tab, name)
+  if ctx.showcmd and (not canon or (canon == "io_submit_mode" and value ~= "inline")) then
+    -- --showcmd only prints: fio's options luabench does not run print as written
+    job["_bare_" .. name] = value == nil or nil
+    if job._own and not P.owns(job, name) then job._own[#job._own + 1] = name end
+    job[name] = value == nil and "1" or value
+    return name
+  end
   if not canon then
     local s = P.suggest(ctx.tab, name)
     fail(w, "unsupported option '" .. name .. "'" ..
@@ -284,7 +291,9 @@ function P.set(ctx, job, name, value, w)
     end
   elseif canon == "io_submit_mode" and value ~= "inline" then
     fail(w, "unsupported option 'io_submit_mode=" .. value .. "'" .. (value == "offload" and
-            " (fio's pool of submission threads: each luabench clone submits its own I/O)" or ""))
+            " (fio hands each I/O to a pool of iodepth threads, each with its own engine at depth 1;" ..
+            " luabench's clones submit and reap their own I/O: under a rate cap sched_lat_ns gives" ..
+            " the latency from each I/O's due time)" or ""))
   elseif canon == "rwmixwrite" and ctx.tab and not ctx.tab.canon.rwmixwrite then
     local n = tonumber(value)
     if not n or n < 0 or n > 100 then fail(w, "bad value '" .. value .. "' for 'rwmixwrite'") end
@@ -416,12 +425,14 @@ function P.groups(jobs)
 end
 
 -- opts: options (an lb.options()-shaped list, default lb.options()),
--- env (getenv function), sections (set of section names to keep).
+-- env (getenv function), sections (set of section names to keep), showcmd
+-- (options luabench does not run are kept as written, for --showcmd).
 function P.load(path, opts)
   opts = opts or {}
   local st = {jobs = {}, global = {}, global_order = {}, global_seen = {}, stack = {},
               env = opts.env,
-              ctx = {tab = opts.tab or P.option_table(opts.options, opts.ignored)}}
+              ctx = {tab = opts.tab or P.option_table(opts.options, opts.ignored),
+                     showcmd = opts.showcmd}}
   read_file(st, path, nil)
   local jobs = st.jobs
   if opts.sections then

@@ -10,6 +10,7 @@
 -- statistics have no counterpart here.
 
 local O = require "luabench.fio.output"
+local P = require "luabench.fio.parse"
 
 local T = {}
 
@@ -73,7 +74,7 @@ local function sched_line(out, t)
                                 f(p[50]), f(p[99]), f(p[99.9]))
 end
 
-local function percentile_block(out, e, t)
+local function percentile_block(out, e, t, name)
   if int(t.N) == 0 or not t.percentile then return end
   local custom = O.percentile_list(e)
   local pcts, src = custom or O.PCTS, t.percentile
@@ -85,7 +86,7 @@ local function percentile_block(out, e, t)
     width = math.max(width, #vals[i])
   end
   local per_line = width > 5 and 3 or 4
-  out[#out + 1] = string.format("    clat percentiles (%s):", unit)
+  out[#out + 1] = string.format("    %s percentiles (%s):", name or "clat", unit)
   local line = "     |"
   for i, p in ipairs(pcts) do
     line = line .. string.format(" %5.2fth=[%" .. width .. "s]", p, vals[i])
@@ -127,8 +128,25 @@ local function dir_block(out, e, d)
   lat_line(out, "clat", x.clat_ns or {})
   lat_line(out, "lat", x.lat_ns or {})
   sched_line(out, x.sched_lat_ns)
+  local prios = O.prios_used(x)
+  local job = e._job or {}
+  local kind = P.truthy(job.lat_percentiles) and "lat" or "clat"
+  for _, p in ipairs(prios or {}) do
+    lat_line(out, string.format("    %s prio %d/%d", kind, p.prioclass, p.prio),
+             O.lat_summary(p[kind .. "_hist"]))
+  end
   local t = setmetatable({_hist = x.clat_hist}, {__index = x.clat_ns or {}})
   percentile_block(out, e, t)
+  -- fio's per-priority blocks, with clat_percentiles or lat_percentiles
+  local want = job.clat_percentiles == nil or P.truthy(job.clat_percentiles) or
+               P.truthy(job.lat_percentiles)
+  local total = int((x[kind .. "_ns"] or {}).N)
+  for _, p in ipairs(want and prios or {}) do
+    local h = p[kind .. "_hist"]
+    local pt = setmetatable({_hist = h}, {__index = O.lat_summary(h)})
+    percentile_block(out, e, pt, string.format("%s prio %d/%d (%.2f%% of IOs)", kind,
+                     p.prioclass, p.prio, total > 0 and 100 * h:count() / total or 0))
+  end
   samples_lines(out, x)
 end
 
