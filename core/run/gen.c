@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "base/clock.h"
@@ -119,6 +120,49 @@ static int files_setup(struct lb_worker *w, struct lb_gen *g)
     return 0;
 }
 
+/* Whether an I/O may cover more than one block of blockalign, or a part
+ * of one: the permutation of blocks no longer visits each byte once. */
+static bool bs_varies(const struct lb_worker *w, const struct lb_gen *g)
+{
+    unsigned dirs = lb_rw_dirs(w->job->rw);
+
+    for (unsigned d = 0; d < LB_DDIR_N; d++)
+        if ((dirs & 1u << d) && g->bs_fixed[d] != g->align)
+            return true;
+    return false;
+}
+
+static int maps_new(struct lb_worker *w)
+{
+    w->bmap = calloc(w->nfiles, sizeof(*w->bmap));
+    if (!w->bmap)
+        return -ENOMEM;
+    for (unsigned i = 0; i < w->nfiles; i++)
+        if (lb_blkmap_init(&w->bmap[i], w->wf[i].nblocks))
+            return -ENOMEM;
+    return 0;
+}
+
+void lb_gen_free(struct lb_worker *w)
+{
+    for (unsigned i = 0; w->bmap && i < w->nfiles; i++)
+        lb_blkmap_free(&w->bmap[i]);
+    free(w->bmap);
+    free(w->rec);
+    w->bmap = NULL;
+    w->rec = NULL;
+    w->rec_n = w->rec_cap = 0;
+}
+
+uint64_t lb_gen_mem(const struct lb_worker *w)
+{
+    uint64_t m = w->rec_cap * sizeof(*w->rec);
+
+    for (unsigned i = 0; w->bmap && i < w->nfiles; i++)
+        m += (w->bmap[i].nwords + w->bmap[i].nfull) * sizeof(uint64_t);
+    return m;
+}
+
 int lb_gen_setup(struct lb_worker *w)
 {
     const struct lb_job *j = w->job;
@@ -141,10 +185,14 @@ int lb_gen_setup(struct lb_worker *w)
     g->zstep = g->zrange + j->zoneskip;
     g->randmap = g->random && !g->skewed &&
                  (!j->norandommap || j->random_generator == LB_RANDGEN_LFSR);
+    g->lfsr = j->random_generator == LB_RANDGEN_LFSR;
+    g->bmap = g->randmap && !j->norandommap && !g->zoned && bs_varies(w, g);
     w->loops = j->loops ? j->loops : 1;
     w->time_based = j->time_based;
     if (files_setup(w, g))
         return -EINVAL;
+    if (g->bmap && maps_new(w))
+        return -ENOMEM;
     g->wrap_drop = wraps_drop(w, g);
     g->slow = w->opsrc || w->verify_writes || j->verify_only || w->open_max;
     g->convert = j->verify_only && lb_job_writes_data(j);
@@ -173,7 +221,11 @@ static void pass_reset(struct lb_worker *w)
         f->exhausted = false;
         if (g->randmap)
             lb_perm_init(&f->perm, f->nblocks, lb_rng_next(&g->rng_off));
+        if (g->bmap)
+            lb_blkmap_clear(&w->bmap[i]);
     }
+    w->rec_n = w->rec_base = 0;
+    w->rec_replayed = false;
 }
 
 void lb_gen_restart(struct lb_worker *w)
@@ -258,21 +310,89 @@ unsigned lb_gen_file(struct lb_worker *w)
     return g->cur;
 }
 
-uint32_t lb_gen_bs(struct lb_worker *w, unsigned d)
+/* bssplit, as fio's get_next_buflen: an entry drawn by weight; when it
+ * does not fit, the first one after it that does; when none after it
+ * does, a new draw.  Drawing among the entries up to the last that fits
+ * gives the same odds in one draw. */
+static uint32_t bs_split(struct lb_worker *w, unsigned d, uint64_t room)
+{
+    const struct lb_bsw *e = w->bsw[d];
+    uint32_t n = w->nbsw[d], last = n, x, i;
+
+    for (uint32_t k = 0, below = 0; k < n; below = e[k++].upto)
+        if (e[k].upto > below && e[k].bs <= room)
+            last = k;
+    if (last == n)
+        return (uint32_t)room;
+    x = (uint32_t)lb_rng_below(&w->gen.rng_aux, e[last].upto);
+    for (i = 0; x >= e[i].upto; i++)
+        ;
+    while (e[i].bs > room || e[i].upto == (i ? e[i - 1].upto : 0))
+        i++;
+    return e[i].bs;
+}
+
+uint32_t lb_gen_bs(struct lb_worker *w, unsigned d, uint64_t room)
 {
     struct lb_gen *g = &w->gen;
+    uint64_t hi = w->bs_hi[d];
 
-    if (w->nbsw[d]) {
-        uint32_t total = w->bsw[d][w->nbsw[d] - 1].upto;
-        uint32_t x = (uint32_t)lb_rng_below(&g->rng_aux, total);
-
-        for (uint32_t i = 0; i < w->nbsw[d]; i++)
-            if (x < w->bsw[d][i].upto)
-                return w->bsw[d][i].bs;
-        return w->bsw[d][w->nbsw[d] - 1].bs;
-    }
+    if (room < w->bs_lo[d])
+        return (uint32_t)room;
+    if (w->nbsw[d])
+        return bs_split(w, d, room);
+    if (hi > room)
+        hi = room;
     return w->bs_lo[d] + (uint32_t)(lb_rng_below(&g->rng_aux,
-                          (w->bs_hi[d] - w->bs_lo[d]) / g->align + 1) * g->align);
+                          (hi - w->bs_lo[d]) / g->align + 1) * g->align);
+}
+
+/* fio's last block a random offset may start at: the smallest I/O of the
+ * direction still fits after it. */
+static uint64_t rand_blocks(const struct lb_worker *w, const struct lb_wfile *f, unsigned d)
+{
+    uint64_t a = w->gen.align, lo = w->bs_lo[d], room = f->end;
+
+    if (lo > a && room > lo - a)
+        room -= lo - a;
+    return room / a ? room / a : 1;
+}
+
+static void map_wrap(struct lb_worker *w, unsigned fi)
+{
+    struct lb_gen *g = &w->gen;
+    struct lb_wfile *f = &w->wf[fi];
+
+    lb_blkmap_clear(&w->bmap[fi]);
+    f->pos = 0;
+    if (g->lfsr)
+        lb_perm_init(&f->perm, f->nblocks, lb_rng_next(&g->rng_off));
+    f->drop_due = g->wrap_drop;
+    lb_gen_exhaust(g, f);
+}
+
+uint64_t lb_gen_mapped(struct lb_worker *w, unsigned fi, uint32_t *len, unsigned d)
+{
+    struct lb_gen *g = &w->gen;
+    struct lb_wfile *f = &w->wf[fi];
+    struct lb_blkmap *m = &w->bmap[fi];
+    uint64_t b, want, got, off;
+
+    b = g->lfsr ? lb_perm_at(&f->perm, f->pos) : lb_rng_below(&g->rng_off, rand_blocks(w, f, d));
+    f->pos++;
+    b = lb_blkmap_next_free(m, b);
+    if (b == UINT64_MAX)                 /* not reached: a full map is cleared */
+        b = 0;
+    off = b * g->align;
+    if (!*len)
+        *len = lb_gen_bs(w, d, f->end - off);
+    want = (*len + g->align - 1) / g->align;
+    got = lb_blkmap_mark(m, b, want);
+    if (got < want)
+        *len = (uint32_t)(got * g->align);
+    if (lb_blkmap_full(m))
+        map_wrap(w, fi);
+    return off;
 }
 
 /* zonemode=strided, as fio's: a zone begins at the start of the region;
@@ -390,6 +510,58 @@ static void verify_fill(struct lb_worker *w, struct lb_io *io)
     }
 }
 
+/* The verify replay of a pass with the block map: the blocks it found
+ * done are gone from the map by then, so the operations are kept as they
+ * were generated, from the last replay (or the pass's start) on. */
+static bool rec_kept(const struct lb_worker *w)
+{
+    return w->gen.bmap && w->verify_writes;
+}
+
+static int rec_add(struct lb_worker *w, const struct lb_io *io)
+{
+    struct lb_genrec *rc;
+
+    if (w->rec_replayed || !w->rec_n) {
+        w->rec_replayed = false;
+        w->rec_n = 0;
+        w->rec_base = w->gen.pass_ops - 1;
+    }
+    if (w->rec_n == w->rec_cap) {
+        uint64_t cap = w->rec_cap ? w->rec_cap * 2 : 1024;
+
+        rc = realloc(w->rec, cap * sizeof(*rc));
+        if (!rc)
+            return -ENOMEM;
+        w->rec = rc;
+        w->rec_cap = cap;
+    }
+    rc = &w->rec[w->rec_n++];
+    rc->offset = io->offset;
+    rc->len = io->len;
+    rc->file = (uint32_t)(io->file - w->files);
+    rc->ddir = io->ddir;
+    return 0;
+}
+
+static int rec_replay(struct lb_worker *w, struct lb_io *io)
+{
+    struct lb_gen *g = &w->gen;
+    uint64_t k = g->pass_ops - w->rec_base;
+    const struct lb_genrec *rc;
+
+    if (g->pass_ops < w->rec_base || k >= w->rec_n)
+        return GEN_END;
+    rc = &w->rec[k];
+    g->pass_ops++;
+    w->rec_replayed = true;
+    io->file = &w->files[rc->file];
+    io->offset = rc->offset;
+    io->len = rc->len;
+    io->ddir = rc->ddir;
+    return GEN_OP;
+}
+
 static int gen_slow(struct lb_worker *w, struct lb_io *io)
 {
     struct lb_gen *g = &w->gen;
@@ -407,9 +579,11 @@ static int gen_slow(struct lb_worker *w, struct lb_io *io)
             w->backlog_due = true;           /* lb_worker_io checks them */
             return GEN_PASS;
         }
-        r = lb_gen_core(w, io);
+        r = g->replay && rec_kept(w) ? rec_replay(w, io) : lb_gen_core(w, io);
         if (r != GEN_OP)
             return r;
+        if (!g->replay && rec_kept(w) && rec_add(w, io))
+            return op_fail(w, ENOMEM, "out of memory keeping the operations to verify");
         if (g->convert) {
             if (io->ddir != LB_WRITE)
                 continue;

@@ -9,7 +9,13 @@
  * bytes were issued or, unless the files wrap (time_based, io_size), when
  * every file has reached its end (sequential) or had each block visited
  * once (random map).  Random offsets with the map come from a keyed
- * permutation of the file's blocks, a new one each pass.
+ * permutation of the file's blocks, a new one each pass, when every I/O is
+ * one block; when the block size varies, from fio's rule (gen.c
+ * lb_gen_mapped): a block drawn, the next free one if it is done, the I/O
+ * cut short before the first done block it would run into.
+ *
+ * A block size that varies is drawn once the offset is known, among the
+ * sizes that fit before the end of the region (fio's get_next_buflen).
  */
 #ifndef LB_GEN_H
 #define LB_GEN_H
@@ -32,8 +38,15 @@ int lb_gen_new_pass(struct lb_worker *w);
 void lb_gen_restart(struct lb_worker *w);
 /* The file of the next I/O (file_service_type). */
 unsigned lb_gen_file(struct lb_worker *w);
-/* A block size of direction d drawn from bsrange or bssplit. */
-uint32_t lb_gen_bs(struct lb_worker *w, unsigned d);
+/* A block size of direction d drawn from bsrange or bssplit, among those
+ * of at most room bytes; room itself when even the smallest is larger. */
+uint32_t lb_gen_bs(struct lb_worker *w, unsigned d, uint64_t room);
+/* Random with the block map: the offset in file fi of the next I/O, *len
+ * drawn there when 0, then cut short to the blocks still free. */
+uint64_t lb_gen_mapped(struct lb_worker *w, unsigned fi, uint32_t *len, unsigned d);
+/* The memory of the block maps and the replay record; freeing them. */
+uint64_t lb_gen_mem(const struct lb_worker *w);
+void lb_gen_free(struct lb_worker *w);
 /* zonemode=strided: the offset in file f of the next I/O of len bytes. */
 uint64_t lb_gen_zone(struct lb_gen *g, struct lb_wfile *f, uint32_t len, unsigned d);
 
@@ -73,14 +86,20 @@ static inline void lb_gen_exhaust(struct lb_gen *g, struct lb_wfile *f)
 /* Sequential: the next offset of direction d.  As in fio, the writes of
  * a mixed or trimwrite job have their own position (wpos), which starts at
  * the beginning too. */
-static inline uint64_t lb_gen_seq(struct lb_gen *g, struct lb_wfile *f, uint32_t len, unsigned d)
+static inline uint64_t lb_gen_seq(struct lb_worker *w, struct lb_wfile *f, uint32_t *len,
+                                  unsigned d)
 {
+    struct lb_gen *g = &w->gen;
     uint64_t *pos = (g->mixed || g->trimwrite) && d == LB_WRITE ? &f->wpos : &f->pos;
-    uint64_t off = *pos, next = off + len + g->skip;
+    uint64_t off = *pos, next;
+    uint32_t least = g->bs_fixed[d] ? g->bs_fixed[d] : w->bs_lo[d];
 
+    if (!*len)
+        *len = lb_gen_bs(w, d, f->end - off);
+    next = off + *len + g->skip;
     /* fio issues no I/O that would cross the end: the file is done when
-     * the next one (rw=read:N skips N) does not fit */
-    if (next >= f->end || f->end - next < len) {
+     * the next one (rw=read:N skips N), of the smallest size, does not fit */
+    if (next >= f->end || f->end - next < least) {
         next = 0;
         f->drop_due = g->wrap_drop;
         lb_gen_exhaust(g, f);
@@ -175,15 +194,22 @@ static inline int lb_gen_core(struct lb_worker *w, struct lb_io *io)
             return r;
     }
     d = g->mixed ? lb_gen_ddir(w, g) : g->tw_due ? LB_WRITE : g->ddir;
-    len = g->bs_fixed[d] ? g->bs_fixed[d] : g->tw_due ? g->tw_len : lb_gen_bs(w, d);
+    len = g->bs_fixed[d] ? g->bs_fixed[d] : g->tw_due ? g->tw_len : 0;
     fi = g->tw_due ? g->tw_file : g->nfiles == 1 ? 0 : lb_gen_file(w);
     f = &w->wf[fi];
     if (__builtin_expect(f->drop_due, 0))
         lb_gen_wrap_drop(w, fi);
-    if (__builtin_expect(g->zoned, 0))
+    if (__builtin_expect(g->zoned, 0)) {
+        len = len ? len : lb_gen_bs(w, d, UINT64_MAX);
         off = lb_gen_zone(g, f, len, d);
-    else
-        off = g->random ? lb_gen_rand(w, g, f) : lb_gen_seq(g, f, len, d);
+    } else if (!g->random) {
+        off = lb_gen_seq(w, f, &len, d);
+    } else if (__builtin_expect(g->bmap, 0)) {
+        off = lb_gen_mapped(w, fi, &len, d);
+    } else {
+        off = lb_gen_rand(w, g, f);
+        len = len ? len : lb_gen_bs(w, d, f->end - off);
+    }
     if (__builtin_expect(off + len > f->end, 0))
         len = (uint32_t)(f->end - off);
     lb_gen_seen(w, d, len);

@@ -2,10 +2,11 @@
  * Planning a run's files before any I/O: one worker per clone with its
  * file list (fio's filename list shared by all clones, or per clone
  * directory/"$jobname.$jobnum.$filenum" names), each file's region
- * (offset + clone * offset_increment; size split over the files, filesize,
- * size=N% of an existing file, or the whole existing file), what must be
- * laid out (nothing with create_on_open: openfiles.c creates missing files
- * at their first open, and extends none), and the safety rules.
+ * (offset + clone * offset_increment, up to filesize as in fio, else size
+ * split over the files, size=N% of an existing file, or the whole existing
+ * file), what must be laid out (nothing with create_on_open: openfiles.c
+ * creates missing files at their first open, and extends none), and the
+ * safety rules.
  *
  * Safety: luabench writes (or extends) only files it created (files.h),
  * unless the job has allow_overwrite; never a block or character device
@@ -275,13 +276,20 @@ static int size_existing(struct lb_run *r, const struct lb_job *job, const struc
     return 0;
 }
 
+/* fio's rule (filesetup.c): filesize is the size of the file, so the
+ * region runs from the offset to filesize; without it, size / nrfiles
+ * bytes from the offset. */
 static int region_size(struct lb_run *r, const struct lb_worker *w, const struct lb_target *t,
                        uint64_t foff, uint64_t *out)
 {
     const struct lb_job *job = w->job;
 
+    if (job->filesize && foff > job->filesize)
+        return lb_run_fail(r, -EINVAL, "job '%s': offset %llu is beyond filesize %llu",
+                           job_name(job), (unsigned long long)foff,
+                           (unsigned long long)job->filesize);
     if (job->filesize)
-        *out = job->filesize;
+        *out = job->filesize - foff;
     else if (job->size)
         *out = job->size / w->nfiles;
     else if (w->nofiles)

@@ -24,6 +24,7 @@
 #include "base/verify.h"
 #include "job/job.h"
 #include "engines/engine.h"
+#include "run/blkmap.h"
 #include "run/run.h"
 
 #define LB_OPBATCH 256                 /* ops pulled from an opsrc at once */
@@ -55,6 +56,9 @@ struct lb_gen {
     struct lb_rng rng_aux;       /* direction, block size, file choice */
     uint8_t ddir;                /* the direction when not mixed */
     bool mixed, random, randmap, skewed;
+    bool bmap;                   /* random map of blocks done (w->bmap): the
+                                    block size varies or exceeds blockalign */
+    bool lfsr;                   /* random_generator=lfsr: each block drawn once */
     bool wrap_drop;              /* drop a file's cached pages when it wraps */
     bool slow;                   /* lb_gen_next_slow: opsrc, verify, replay */
     bool replay;                 /* verify phase: replaying a pass */
@@ -98,6 +102,12 @@ struct lb_bsw {                  /* bssplit, cumulative weights */
     uint32_t bs, upto;
 };
 
+struct lb_genrec {               /* an operation generated, for the verify replay */
+    uint64_t offset;
+    uint32_t len, file;
+    uint8_t ddir;
+};
+
 struct lb_worker {
     struct lb_run *run;
     const struct lb_job *job;    /* the run's copy of the clone's job */
@@ -115,6 +125,11 @@ struct lb_worker {
     struct lb_wfile *wf, *wf_snap, *wf_tmp;  /* positions; kept at pass start
                                     for the verify replay; swap space */
     struct lb_dist *dist;        /* per file: skewed random_distribution */
+    struct lb_blkmap *bmap;      /* per file with gen.bmap: blocks done this pass */
+    struct lb_genrec *rec;       /* with gen.bmap and verify: the operations
+                                    since rec_base, replayed as generated */
+    uint64_t rec_n, rec_cap, rec_base;
+    bool rec_replayed;           /* a replay read them: the next one starts anew */
     unsigned nfiles;
     unsigned open_max;           /* files opened at first use, at most this many
                                     open (openfiles.c); 0: all, at setup */

@@ -331,6 +331,7 @@ static int opsrc_open(struct lb_worker *w)
 static int alloc_gen(struct lb_worker *w)
 {
     size_t n = w->nfiles ? w->nfiles : 1;
+    int ret;
 
     w->wf = calloc(n, sizeof(*w->wf));
     w->wf_snap = calloc(n, sizeof(*w->wf));
@@ -338,7 +339,10 @@ static int alloc_gen(struct lb_worker *w)
     w->dist = calloc(n, sizeof(*w->dist));
     if (!w->wf || !w->wf_snap || !w->wf_tmp || !w->dist)
         return fail(w, -ENOMEM, "out of memory");
-    if (lb_gen_setup(w))
+    ret = lb_gen_setup(w);
+    if (ret == -ENOMEM)
+        return fail(w, ret, "out of memory for the random map of job '%s'", w->job->name);
+    if (ret)
         return fail(w, -EINVAL, "bad random_distribution parameter %g for job '%s'",
                     w->job->random_param, w->job->name);
     return 0;
@@ -400,7 +404,7 @@ static uint64_t mem_of(const struct lb_worker *w)
 {
     uint64_t m = sizeof(*w) + (uint64_t)w->depth * (w->buf_len + sizeof(*w->ios) + 3 * sizeof(void *) + 1);
 
-    m += w->nfiles * (sizeof(*w->files) + 3 * sizeof(*w->wf) + sizeof(*w->dist));
+    m += w->nfiles * (sizeof(*w->files) + 3 * sizeof(*w->wf) + sizeof(*w->dist)) + lb_gen_mem(w);
     for (int d = 0; d < LB_DDIR_N; d++) {
         m += hist_mem(w->iv_clat[d]) + hist_mem(w->iv_lat[d]) + hist_mem(w->st.dir[d].clat) +
              hist_mem(w->st.dir[d].slat) + hist_mem(w->st.dir[d].lat) +
@@ -511,6 +515,7 @@ static void worker_teardown(struct lb_worker *w)
     free(w->wf_snap);
     free(w->wf_tmp);
     free(w->dist);
+    lb_gen_free(w);
     w->bufs = w->ios = NULL;
     w->evs = w->freeq = w->queued = NULL;
     w->busy = NULL;

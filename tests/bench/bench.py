@@ -179,6 +179,12 @@ def main():
         if want("null"):
             case("null 4k randread QD1", ["--name=n", "--ioengine=null", "--rw=randread", "--bs=4k",
                  "--size=1g", f"--runtime={rt}", "--time_based"], lb, res, ["--clocksource=cpu"])
+        if want("randmap"):
+            # one pass with the random map and a varying block size: every
+            # byte once on both sides (fio's map rule), equal work
+            case("null bsrange 4k-64k randread map 16G", ["--name=m", "--ioengine=null",
+                 "--rw=randread", "--bsrange=4k-64k", "--filesize=16g"], lb, res,
+                 ["--clocksource=cpu"])
         if want("null256"):
             case("null 4k randread 256 jobs", ["--name=n", "--ioengine=null", "--rw=randread", "--bs=4k",
                  "--size=1g", f"--runtime={rt}", "--time_based", "--numjobs=256", "--group_reporting"],
