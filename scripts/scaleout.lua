@@ -403,19 +403,22 @@ local function markdown(doc)
 end
 
 -- Every mode's points in one table (a mode and a cache column), the
--- cold-cache runs as rows of their own: what the CSV and HTML show.
+-- cold-cache runs as rows of their own: what the CSV and HTML show.  Every
+-- row names its threads (in shared-file mode numjobs, one job's threads).
 local function all_table(doc)
   local cols = {{key = "mode", title = "mode", unit = ""}, {key = "cache", title = "cache", unit = ""}}
   for _, c in ipairs(COLUMNS) do cols[#cols + 1] = c end
   local rows = {}
+  local function threads_of(mode, nj) return select(2, spec_of(mode, nj, R.state)) end
   for _, mode in ipairs(modes_of(doc)) do
     for _, r in ipairs(mode_table(doc, mode).rows) do
-      r.mode, r.cache = mode, R.state
+      r.mode, r.cache, r.threads = mode, R.state, threads_of(mode, r.numjobs)
       rows[#rows + 1] = r
     end
     local cold = doc.hot_vs_cold and doc.hot_vs_cold[mode]
     if cold then
-      rows[#rows + 1] = {mode = mode, cache = "cold", numjobs = cold.numjobs, bw = cold.cold_bw_bytes,
+      rows[#rows + 1] = {mode = mode, cache = "cold", numjobs = cold.numjobs,
+                         threads = threads_of(mode, cold.numjobs), bw = cold.cold_bw_bytes,
                          gbps = string.format("%.1f", scaleout.gbps(cold.cold_bw_bytes)), mark = ""}
     end
   end

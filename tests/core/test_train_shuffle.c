@@ -10,54 +10,27 @@
  * through the on_sample hook of the cfg.
  */
 #include <errno.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "train.h"
-#include "check.h"
 #include "shm_dir.h"
 
 #define FILES 8
 #define SPF 16
-#define N (FILES * SPF)
 #define EPOCHS 3
 
-struct record {
-    uint64_t order[EPOCHS][N];
-    _Atomic unsigned seen[EPOCHS][N];
-    _Atomic unsigned bad;
-};
-
-static void on_sample(void *arg, uint32_t epoch, uint64_t pos, uint64_t sample)
-{
-    struct record *rec = arg;
-    if (epoch >= EPOCHS || pos >= N || sample >= N) {
-        atomic_fetch_add(&rec->bad, 1);
-        return;
-    }
-    rec->order[epoch][pos] = sample;
-    atomic_fetch_add(&rec->seen[epoch][sample], 1);
-}
+#include "train_record.h"
 
 static void cfg_for(struct lb_train_cfg *c, const char *dir, enum lb_train_shuffle sh,
                     struct record *rec)
 {
-    lb_train_cfg_init(c);
-    c->dir = dir;
-    c->files = FILES;
-    c->samples_per_file = SPF;
-    c->format = LB_TRAIN_PACKED;
+    record_cfg(c, dir, sh, rec);
     c->sample_size.a = 512;
     c->batch_size = 8;
     c->read_threads = 3;
     c->accelerators = 2;
-    c->epochs = EPOCHS;
-    c->shuffle = sh;
     c->seed = 42;
-    c->on_sample = on_sample;
-    c->on_sample_arg = rec;
 }
 
 static int run(struct lb_train_cfg *c, struct record *rec)
@@ -73,15 +46,6 @@ static int run(struct lb_train_cfg *c, struct record *rec)
           (unsigned long long)res.bytes);
     lb_train_result_free(&res);
     return rc;
-}
-
-static void check_once(struct record *rec, const char *what)
-{
-    CHECK(rec->bad == 0, "%s: hook saw out-of-range values", what);
-    for (int e = 0; e < EPOCHS; e++)
-        for (int s = 0; s < N; s++)
-            CHECK(rec->seen[e][s] == 1, "%s: epoch %d sample %d read %u times",
-                  what, e, s, rec->seen[e][s]);
 }
 
 static struct record a, b;

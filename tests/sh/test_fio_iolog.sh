@@ -3,15 +3,8 @@
 # fio 3.33 writes it (version 3 text, appended), every I/O a job issued with
 # its file, direction, offset and length; read_iolog replays a version 2 or 3
 # log: the same I/Os, in the same order, on the files the log names.
-. "$(dirname "$0")/fio_lib.sh"   # skips, scratch directory $d (current), json_get
+. "$(dirname "$0")/fio_lib.sh"   # skips, scratch directory $d (current), json_get, quiet_run
 
-# quiet_run NAME ARGS...: luabench fio with JSON into NAME.json, nothing on stderr
-quiet_run() {
-  local n=$1; shift
-  "$LUABENCH" fio "$@" --output-format=json --output="$n.json" 2>"$n.err" ||
-    fail "$n: exit $?: $(head -c 600 "$n.err")"
-  [ ! -s "$n.err" ] || fail "$n: wrote on stderr: $(head -c 600 "$n.err")"
-}
 # ios LOG: "direction offset length" of each I/O line of an iolog (v2 or v3)
 ios() { awk 'NR > 1 { if ($1 ~ /^[0-9]+$/) $1 = ""; $0 = $0; if (NF == 4) print $2, $3, $4 }' "$1"; }
 

@@ -26,12 +26,17 @@ for f in r.json r.md r.svg r.csv r.html; do [ -s "$tmp/$f" ] || fail "out= did n
 head -1 "$tmp/r.csv" | grep -q '^mode,cache,numjobs,threads,bw_GiBps,gbps,iops,p50_us,p99_us,' ||
   fail "CSV header: $(head -1 "$tmp/r.csv")"
 [ "$(grep -c '^independent,' "$tmp/r.csv")" -eq 3 ] || fail "CSV rows of the independent mode"
+# every row names its threads: numjobs in shared-file mode, the jobs' threads in independent
+# mode (4 on 3 files: 3 jobs of 1 thread)
+[ "$(cut -d, -f1,3,4 "$tmp/r.csv" | tail -n +2 | tr '\n' ' ')" = \
+  "shared,1,1 shared,2,2 independent,1,1 independent,2,2 independent,4,3 " ] ||
+  fail "CSV threads column: $(cat "$tmp/r.csv")"
 grep -q '<svg' "$tmp/r.html" || fail "the HTML page has no chart"
 
 # cache=hot,cold: the cold runs are rows of their own
 "$LUABENCH" --quiet "$S" files=2 file_size=1m runtime=0.2s numjobs_shared=1 modes=shared \
   cache=hot,cold drop=files out="$tmp/hc" >/dev/null || fail "scaleout cache=hot,cold"
-grep -q '^shared,cold,1,' "$tmp/hc.csv" || fail "no cold row in the CSV: $(cat "$tmp/hc.csv")"
+grep -q '^shared,cold,1,1,' "$tmp/hc.csv" || fail "no cold row in the CSV: $(cat "$tmp/hc.csv")"
 grep -q '| cold cache |$' "$tmp/hc.md" || fail "no cold row in the Markdown: $(cat "$tmp/hc.md")"
 
 python3 - "$tmp/r.json" <<'PY' || fail "JSON check"

@@ -50,16 +50,7 @@ local function new_chart(opts, title, subtitle)
   return c
 end
 
-local function finish(c)
-  local H = parts.legend(c)
-  local head = {
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    string.format('<svg xmlns="http://www.w3.org/2000/svg" version="1.1" width="%d" height="%d" ' ..
-                  'viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">', c.W, H, c.W, H),
-    string.format('<rect x="0" y="0" width="%d" height="%d" fill="white"/>', c.W, H),
-  }
-  return table.concat(head, "\n") .. "\n" .. table.concat(c.o, "\n") .. "\n</svg>\n"
-end
+local finish = parts.document
 
 local function x_tick(c, px, label)
   c.add('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#888"/>', px, c.T + c.ph, px, c.T + c.ph + 5)
@@ -84,25 +75,11 @@ end
 -- from 0 in the unit that suits hi; returns the scale (ns -> y) and the
 -- unit part of the axis title.
 local function latency_axis(c, lo, hi, log)
-  if log then
-    local tk, a, b = log_ticks(lo, hi)
-    local la, lb_ = math.log(a, 10), math.log(b, 10)
-    for _, v in ipairs(tk) do
-      y_tick(c, c.T + c.ph - (math.log(v, 10) - la) / (lb_ - la) * c.ph, metrics.fmt_ns(v))
-    end
-    return function(v)
-      if not v or v <= 0 then return nil end
-      return c.T + c.ph - (math.log(v, 10) - la) / (lb_ - la) * c.ph
-    end, "log scale"
-  end
+  local function tick(py, label) y_tick(c, py, label) end
+  if log then return parts.y_axis_scale(c, tick, lo, hi, true), "log scale" end
   local div, unit = 1, "ns"
   if hi >= 1e6 then div, unit = 1e6, "ms" elseif hi >= 1e3 then div, unit = 1e3, "us" end
-  local tk, top, dec = ticks(hi / div)
-  for _, v in ipairs(tk) do y_tick(c, c.T + c.ph - v / top * c.ph, string.format("%." .. dec .. "f", v)) end
-  return function(v)
-    if not v then return nil end
-    return c.T + c.ph - v / div / top * c.ph
-  end, unit
+  return parts.y_axis_scale(c, tick, 0, hi, false, div), unit
 end
 
 -- ---------------------------------------------------------------- timeline

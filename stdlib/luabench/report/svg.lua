@@ -53,6 +53,30 @@ local function log_ticks(lo, hi)
   return out, 10 ^ a, 10 ^ b
 end
 
+-- The y scale of chart c (plot box T, ph) over its values, the ticks drawn
+-- by tick(py, label): logarithmic over [lo, hi] (decade ticks labelled as
+-- latencies), else linear from 0 to hi in units of div.  Returns the scale,
+-- a function from a raw value to the y coordinate (nil for none, and on
+-- the log scale for values <= 0).
+local function y_axis_scale(c, tick, lo, hi, log, div)
+  if log then
+    local tk, a, b = log_ticks(lo, hi)
+    local la, lb_ = math.log(a, 10), math.log(b, 10)
+    local function scale(v)
+      if not v or v <= 0 then return nil end
+      return c.T + c.ph - (math.log(v, 10) - la) / (lb_ - la) * c.ph
+    end
+    for _, v in ipairs(tk) do tick(scale(v), metrics.fmt_ns(v)) end
+    return scale
+  end
+  local tk, top, dec = ticks(hi / div)
+  for _, v in ipairs(tk) do tick(c.T + c.ph - v / top * c.ph, string.format("%." .. dec .. "f", v)) end
+  return function(v)
+    if not v then return nil end
+    return c.T + c.ph - v / div / top * c.ph
+  end
+end
+
 -- The scale of a y metric: divisor and axis unit.
 local function y_scale(metric, unit, maxv)
   if metric == "bw" then return UNITS[unit or "MiB/s"], unit or "MiB/s" end
@@ -171,22 +195,11 @@ local function svg_y_axis(c, yi, y, opts)
   end
   local scale, title
   if use_log(c, y, opts.log) and maxv > 0 then
-    local tk, lo, hi = log_ticks(minv, maxv)
-    local la, lb_ = math.log(lo, 10), math.log(hi, 10)
-    function scale(v)
-      if not v or v <= 0 then return nil end
-      return c.T + c.ph - (math.log(v, 10) - la) / (lb_ - la) * c.ph
-    end
-    for _, v in ipairs(tk) do tick(scale(v), metrics.fmt_ns(v)) end
+    scale = y_axis_scale(c, tick, minv, maxv, true)
     title = (LAT_TITLES[y] or y) .. " (log scale)"
   else
     local div, unit = y_scale(y, opts.unit, maxv)
-    local tk, top, dec = ticks(maxv / div)
-    function scale(v)
-      if not v then return nil end
-      return c.T + c.ph - v / div / top * c.ph
-    end
-    for _, v in ipairs(tk) do tick(c.T + c.ph - v / top * c.ph, string.format("%." .. dec .. "f", v)) end
+    scale = y_axis_scale(c, tick, 0, maxv, false, div)
     title = (LAT_TITLES[y] or y) .. (unit ~= "" and unit ~= "IOPS" and " (" .. unit .. ")" or "")
   end
   local lx, ly = yi == 1 and 16 or c.W - 12, c.T + c.ph // 2
@@ -275,6 +288,19 @@ local function svg_legend(c)
   return y0 + h + 8
 end
 
+-- The whole document of chart c: its legend under the plot, then the
+-- lines drawn, on a white page as tall as both.
+local function svg_document(c)
+  local H = svg_legend(c)
+  local head = {
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    string.format('<svg xmlns="http://www.w3.org/2000/svg" version="1.1" width="%d" height="%d" ' ..
+                  'viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">', c.W, H, c.W, H),
+    string.format('<rect x="0" y="0" width="%d" height="%d" fill="white"/>', c.W, H),
+  }
+  return table.concat(head, "\n") .. "\n" .. table.concat(c.o, "\n") .. "\n</svg>\n"
+end
+
 -- The x parameter: opts.x, else numjobs when the sweep varies it, else the first one.
 local function x_key(x, opts)
   if opts.x then return opts.x end
@@ -339,14 +365,7 @@ function M.svg(x, opts)
     svg_lines(c, yi, ys[yi], scale)
   end
   svg_marks(c)
-  local H = svg_legend(c)
-  local head = {
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    string.format('<svg xmlns="http://www.w3.org/2000/svg" version="1.1" width="%d" height="%d" ' ..
-                  'viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">', c.W, H, c.W, H),
-    string.format('<rect x="0" y="0" width="%d" height="%d" fill="white"/>', c.W, H),
-  }
-  return table.concat(head, "\n") .. "\n" .. table.concat(c.o, "\n") .. "\n</svg>\n"
+  return svg_document(c)
 end
 
 -- ---------------------------------------------------------------- html
@@ -410,6 +429,7 @@ function M.html(x, opts)
 end
 
 -- What the other charts (report.latency) draw with.
-M.parts = {xml = xml, ticks = ticks, log_ticks = log_ticks, COLORS = COLORS, legend = svg_legend}
+M.parts = {xml = xml, ticks = ticks, log_ticks = log_ticks, COLORS = COLORS, legend = svg_legend,
+           y_axis_scale = y_axis_scale, document = svg_document}
 
 return M
