@@ -59,7 +59,7 @@ static void check_fault_flags(void)
     job.fault_engine = "null";
     CHECK(lb_engine_flags(fault, &job) == (LB_ENG_SYNC | LB_ENG_NOFILES), "over null");
     job.fault_engine = "io_uring";
-    CHECK(lb_engine_flags(fault, &job) == 0, "over io_uring: async");
+    CHECK(lb_engine_flags(fault, &job) == LB_ENG_IOPRIO, "over io_uring: async, with its priorities");
     CHECK(lb_engine_flags(lb_engine_find("psync"), &job) == LB_ENG_SYNC, "plain flags");
     job.fault_engine = "fault";
     CHECK(h_start(&h, fault, &job, NULL, 0, 1) == -EINVAL && strstr(h.why, "itself"),
