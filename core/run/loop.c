@@ -218,7 +218,7 @@ static int sync_one(struct lb_worker *w, struct lb_file *f, int op)
         q = -EBUSY;
     if (q < 0)
         io->result = q;
-    w->st.fsyncs++;
+    w->st.fsyncs += op == LB_SYNC_OP;    /* fio counts fsyncs, times every sync */
     w->last_sync = true;
     if (io->result >= 0 && w->measuring)
         record_sync(w, lb_clock_now() - io->t_start);
@@ -327,7 +327,7 @@ static int __attribute__((noinline)) complete_slow(struct lb_worker *w, struct l
         w->trace(w->trace_arg, w->job_index, w->clone, io);
     }
     if (d >= LB_DDIR_N) {
-        w->st.fsyncs++;
+        w->st.fsyncs += d == LB_SYNC_OP;
         if (io->result >= 0 && w->measuring)
             record_sync(w, t - io->t_start);
         return io->result < 0 ? io_failed(w, io) : 0;

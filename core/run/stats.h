@@ -64,7 +64,7 @@ struct lb_stats {
     uint64_t iodepth_complete[7];/* reaps by the completions each returned,
                                     in the same buckets (fio's io_u_submit
                                     and io_u_complete maps) */
-    uint64_t fsyncs;
+    uint64_t fsyncs;             /* fsyncs done (fio counts no fdatasync) */
     struct lb_hist *sync_lat;    /* fsync/fdatasync latencies; never NULL
                                     in a result */
     struct lb_err_stats err;

@@ -4,7 +4,8 @@
 # direction of each I/O of a mixed job (rwmix), with the writes of a
 # sequential mixed job at their own offsets; random_generator=lfsr (every
 # block once, even with norandommap); trimwrite and randtrimwrite (a trim,
-# then the write of the same block); the number of syncs of fsync=N.
+# then the write of the same block); the number of syncs of fsync=N and
+# fdatasync=N in the sync section (total_ios counts only fsyncs).
 . "$(dirname "$0")/fio_lib.sh"   # skips, scratch directory $d (current), json_get, quiet_run
 
 # ios NAME [JOB]: "reads writes" of a job of NAME.json
@@ -81,5 +82,11 @@ if "$LUABENCH" --list-engines 2>/dev/null | grep -q '^libaio  *supported'; then
   quiet_run fs4 --name=s $F --rw=write --ioengine=libaio --iodepth=4
   [ "$(syncs fs4)" = 31 ] || fail "fsync=8 libaio: $(syncs fs4) syncs, fio: 31"
 fi
+# fdatasync=N syncs as often; fio 3.33's sync section times every one (lat_ns N) and
+# counts only fsyncs in total_ios
+synced() { json_get "$1.json" "'%d %d' % (j['jobs'][0]['sync']['total_ios'], j['jobs'][0]['sync']['lat_ns']['N'])"; }
+[ "$(synced fs1)" = "31 31" ] || fail "fsync=8: sync total_ios and lat_ns N $(synced fs1), fio: 31 31"
+quiet_run fd1 --name=s ${F/--fsync=/--fdatasync=} --rw=write
+[ "$(synced fd1)" = "0 31" ] || fail "fdatasync=8: sync total_ios and lat_ns N $(synced fd1), fio: 0 31"
 
 pass
