@@ -9,7 +9,8 @@ here).  Not a test: it asserts nothing and prints markdown tables.
       [--targets disk,shm,fuse] [--modes direct,buffered]
       [--engines psync,libaio,io_uring] [--qd 1,8,32,128]
       [--patterns rand4k,seq128k,seq1m] [--runtime 5] [--pairs 2]
-      [--disk-dir /var/tmp] [--size 1g] [--blktrace] [--blk] [--out FILE.md]
+      [--disk-dir /var/tmp] [--size 1g] [--blktrace] [--blk] [--thread]
+      [--out FILE.md]
 
 Each case runs fio, luabench, fio, luabench, ... (--pairs pairs).  Per case
 and tool (means over the pairs; "spread" is (max-min)/mean of the same
@@ -32,6 +33,11 @@ requests).  --blk adds the device's own request latency (block_rq_issue to
 block_rq_complete, from bpftrace; each request charged to the process that
 queued its bio) under each tool: mean, p50 and p99; where bpftrace is
 missing or cannot attach the run says so and leaves that table out.
+
+--thread puts thread=1 on both command lines: fio then runs its job as a
+thread of its one process, in the session the suite started it in, as
+luabench runs every clone (luabench accepts the option and changes
+nothing); without it fio's job is a process that calls setsid().
 
 CPU by thread: every thread of the tool's processes (and of the bindfs
 daemon on FUSE) is sampled from /proc/PID/task/TID/schedstat over the
@@ -475,7 +481,7 @@ def run_case(a, lb, files, c, btrace, bpf=None, daemon=None):
     opts = ["--name=fid", "--filename=" + f, "--size=" + a.size, "--ioengine=" + eng,
             "--iodepth=%d" % qd, "--rw=" + rw, "--bs=" + bs,
             "--direct=%d" % (mode == "direct"), "--runtime=%s" % a.runtime, "--time_based",
-            "--lat_percentiles=1", "--output-format=json"]
+            "--lat_percentiles=1", "--output-format=json"] + (["--thread"] if a.thread else [])
     lbcmd = [lb, "--quiet"] + (["--allow-overwrite"] if "write" in rw or rw == "randrw" else [])
     dev = dev_of(f) if target == "disk" else None
     size = int(bs[:-1]) << (10 if bs[-1] == "k" else 20)
@@ -511,6 +517,8 @@ def summary(runs, qd):
         s["thr"] = {k: mean([t[k] for t in th]) for k in th[0]} if th else None
         dl = [r["dlat"] for r in rs if r["dlat"]]
         s["dlat"] = {k: mean([d[k] for d in dl]) for k in dl[0]} if dl else None
+        if dl:
+            s["dlat"]["halves"] = {k: halves([d[k] for d in dl]) for k in ("mean", "p99")}
         out[tool] = s
     return out
 
@@ -597,16 +605,17 @@ def table_cpu(rows):
 
 
 def table_dlat(rows):
-    t = ["| case | requests fio / lb | mean us fio / lb | lb/fio | p50 fio / lb | lb/fio | "
-         "p99 fio / lb | lb/fio |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    t = ["| case | requests fio / lb | mean us fio / lb | lb/fio | fio/fio | p50 fio / lb | lb/fio | "
+         "p99 fio / lb | lb/fio | fio/fio |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for c, s in rows:
         f, l = s["fio"]["dlat"], s["luabench"]["dlat"]
         if not f or not l:
             continue
-        t.append("| %s | %.0f / %.0f | %s / %s | %s | %s / %s | %s | %s / %s | %s |" % (
+        t.append("| %s | %.0f / %.0f | %s / %s | %s | %s | %s / %s | %s | %s / %s | %s | %s |" % (
             label(c), f["n"], l["n"], us(f["mean"] * 1e3), us(l["mean"] * 1e3), ratio(l["mean"], f["mean"]),
-            us(f["p50"] * 1e3), us(l["p50"] * 1e3), ratio(l["p50"], f["p50"]),
-            us(f["p99"] * 1e3), us(l["p99"] * 1e3), ratio(l["p99"], f["p99"])))
+            ratio(f["halves"]["mean"], 1), us(f["p50"] * 1e3), us(l["p50"] * 1e3), ratio(l["p50"], f["p50"]),
+            us(f["p99"] * 1e3), us(l["p99"] * 1e3), ratio(l["p99"], f["p99"]),
+            ratio(f["halves"]["p99"], 1)))
     return t
 
 
@@ -656,6 +665,9 @@ def parse():
     ap.add_argument("--disk-dir", default="/var/tmp")
     ap.add_argument("--size", default="1g")
     ap.add_argument("--blktrace", action="store_true")
+    ap.add_argument("--thread", action="store_true",
+                    help="thread=1 on both command lines: fio's job a thread of its process, "
+                         "as luabench's always are")
     ap.add_argument("--blk", action="store_true",
                     help="the device's request latency under each tool, from bpftrace")
     ap.add_argument("--out", default=None, help="also write the tables to this file")
