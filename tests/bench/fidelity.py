@@ -9,7 +9,8 @@ here).  Not a test: it asserts nothing and prints markdown tables.
       [--targets disk,shm,fuse] [--modes direct,buffered]
       [--engines psync,libaio,io_uring] [--qd 1,8,32,128]
       [--patterns rand4k,seq128k,seq1m] [--runtime 5] [--pairs 2]
-      [--disk-dir /var/tmp] [--size 1g] [--blktrace] [--out FILE.md]
+      [--disk-dir /var/tmp] [--size 1g] [--blktrace] [--blk] [--thread]
+      [--out FILE.md]
 
 Each case runs fio, luabench, fio, luabench, ... (--pairs pairs).  Per case
 and tool (means over the pairs; "spread" is (max-min)/mean of the same
@@ -28,7 +29,24 @@ disk show in the device counts, not in the per-process ones.  --blktrace
 adds the block layer's own request latency (insert to complete, from the
 block tracepoints in tracefs) for the requests of the tool's processes;
 keep runs short with it (the trace buffer holds a few hundred thousand
-requests).
+requests).  --blk adds the device's own request latency (block_rq_issue to
+block_rq_complete, from bpftrace; each request charged to the process that
+queued its bio) under each tool: mean, p50 and p99; where bpftrace is
+missing or cannot attach the run says so and leaves that table out.
+
+--thread puts thread=1 on both command lines: fio then runs its job as a
+thread of its one process, in the session the suite started it in, as
+luabench runs every clone (luabench accepts the option and changes
+nothing); without it fio's job is a process that calls setsid().
+
+CPU by thread: every thread of the tool's processes (and of the bindfs
+daemon on FUSE) is sampled from /proc/PID/task/TID/schedstat over the
+middle of each run: CPU per I/O of the tool's own threads, of its io-wq
+workers (iou-wrk: the kernel threads that run io_uring requests that
+cannot complete inline, every buffered tmpfs read among them), of the FUSE
+daemon, their sum, and the share of time the busiest own thread sat
+runnable waiting for a CPU.  The job thread's usr+sys (the JSON's usr_cpu
+and sys_cpu, RUSAGE_THREAD in both tools) leaves the io-wq workers out.
 
 Patterns: rand4k (randread 4k), seq128k (read 128k), seq1m (read 1m),
 randrw4k (randrw 4k, the CERN job), randwrite4k, write128k.  psync runs at
@@ -203,15 +221,150 @@ def count_segments(pfn, length):
     return None
 
 
+class BpfBlock:
+    """The device's own request latency (block_rq_issue to block_rq_complete)
+    of the requests of chosen processes, from bpftrace: block_bio_queue runs
+    in the submitter's context and names its process even where a kernel
+    worker issues the request later.  One bpftrace per run."""
+    PROG = """
+tracepoint:block:block_bio_queue /%(devs)s/ { @who[args->sector] = pid; }
+tracepoint:block:block_rq_issue /%(rqdev)s/ { @t[args->sector] = nsecs; }
+tracepoint:block:block_rq_complete /%(rqdev)s && @t[args->sector]/ {
+  printf("L %%d %%d\\n", @who[args->sector], nsecs - @t[args->sector]);
+  delete(@t[args->sector]); delete(@who[args->sector]);
+}
+END { clear(@t); clear(@who); }
+"""
+
+    def __init__(self, dev):
+        whole = whole_disk(dev)
+        enc = lambda d: (d[0] << 20) | d[1]
+        self.prog = self.PROG % {
+            "devs": " || ".join("args->dev == %d" % enc(d) for d in sorted({dev, whole})),
+            "rqdev": "args->dev == %d" % enc(whole)}
+        self.proc = None
+        why = self.probe()
+        if why:
+            raise OSError(why)
+
+    def probe(self):
+        if not shutil.which("bpftrace"):
+            return "bpftrace is not installed (apt-get install bpftrace)"
+        self.start()
+        time.sleep(0.2)
+        lat = self.stop(set(), raw=True)
+        return None if lat is not None else "bpftrace cannot attach to the block tracepoints: " + self.err
+
+    def start(self):
+        self.out = tempfile.TemporaryFile("w+")
+        self.errf = tempfile.TemporaryFile("w+")
+        self.proc = subprocess.Popen(["bpftrace", "-e", self.prog], stdout=self.out, stderr=self.errf,
+                                     text=True, start_new_session=True)
+        t0 = time.time()
+        while time.time() - t0 < 30 and self.proc.poll() is None:
+            self.out.seek(0)
+            if "Attaching" in self.out.read():
+                return
+            time.sleep(0.1)
+
+    def stop(self, tgids, raw=False):
+        """mean, p50 and p99 (us) and the count of the requests of tgids."""
+        self.proc.send_signal(2)
+        try:
+            self.proc.wait(20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.out.seek(0)
+        text = self.out.read()
+        self.errf.seek(0)
+        errs = [l for l in self.errf.read().splitlines() if "ERROR" in l and "MEMLOCK" not in l]
+        self.err = errs[0].strip() if errs else "exit %d" % self.proc.returncode
+        if "Attaching" not in text:
+            return None
+        lat = sorted(int(f[2]) for f in (l.split() for l in text.splitlines())
+                     if len(f) == 3 and f[0] == "L" and int(f[1]) in tgids)
+        if raw:
+            return lat
+        if not lat:
+            return None
+        q = lambda x: lat[min(len(lat) - 1, int(x * len(lat)))] / 1e3
+        return {"n": len(lat), "mean": sum(lat) / len(lat) / 1e3, "p50": q(0.5), "p99": q(0.99)}
+
+    def close(self):
+        pass
+
+
+def whole_disk(dev):
+    """The disk that holds a partition (its own number for a whole disk)."""
+    path = "/sys/dev/block/%d:%d" % dev
+    if os.path.exists(os.path.join(path, "partition")):
+        with open(os.path.join(path, "..", "dev")) as fh:
+            return tuple(int(x) for x in fh.read().split(":"))
+    return dev
+
+
+# ---- the tools' threads ----
+
+def thread_times(pids):
+    """{tid: (name, run ns, runqueue wait ns)} of every thread of pids, from
+    /proc/PID/task/TID/schedstat."""
+    out = {}
+    for pid in pids:
+        try:
+            tasks = os.listdir("/proc/%d/task" % pid)
+        except OSError:
+            continue
+        for t in tasks:
+            try:
+                with open("/proc/%d/task/%s/comm" % (pid, t)) as fh:
+                    name = fh.read().strip()
+                with open("/proc/%d/task/%s/schedstat" % (pid, t)) as fh:
+                    run, wait = (int(x) for x in fh.read().split()[:2])
+            except (OSError, ValueError):
+                continue
+            out[int(t)] = (name, run, wait)
+    return out
+
+
+def thread_share(first, last, daemon):
+    """CPU (s per s) of the tool's own threads, of its io-wq workers (iou-wrk,
+    the kernel threads that do io_uring's work the submitter could not do
+    inline) and of the FUSE daemon's threads, each thread from the first to
+    the last sample that saw it; the runqueue wait (s per s) of the busiest
+    own thread, and how many io-wq workers ran."""
+    s = {"own": 0.0, "iowq": 0.0, "daemon": 0.0, "wait": 0.0, "nwq": 0}
+    busiest = 0
+    for tid, (t1, name, run1, wait1) in last.items():
+        t0, _, run0, wait0 = first[tid]
+        if t1 - t0 < 0.2:
+            continue
+        run, wait = (run1 - run0) / (t1 - t0) / 1e9, (wait1 - wait0) / (t1 - t0) / 1e9
+        if tid in daemon:
+            s["daemon"] += run
+        elif name.startswith("iou-wrk"):
+            s["iowq"] += run
+            s["nwq"] += run > 0.001
+        else:
+            s["own"] += run
+            if run > busiest:
+                busiest, s["wait"] = run, wait
+    return s
+
+
 # ---- one run ----
 
-def run_tool(cmd, dev, btrace, buflen=0, runtime=0):
+def run_tool(cmd, dev, btrace, buflen=0, runtime=0, daemon=None, bpf=None):
     """Runs cmd; its JSON report, the device's counts over the run, the bytes
-    the kernel charged to it; with btrace also the block layer's latency of
-    its requests and, when buflen is set, the segments of its buffers."""
+    the kernel charged to it, the CPU of its threads (and of the FUSE daemon,
+    pid daemon) over the middle of the run; with btrace also the block
+    layer's latency of its requests and, when buflen is set, the segments of
+    its buffers; with bpf the device's latency of its requests."""
     out, err = tempfile.TemporaryFile("w+"), tempfile.TemporaryFile("w+")
     if btrace:
         btrace.start()
+    if bpf:
+        bpf.start()
     d0 = dev_stat(dev) if dev else None
     # Each tool in a session of its own: fio's job processes call setsid(),
     # so under autogroup scheduling a fio job gets a CPU share of its own;
@@ -220,17 +373,25 @@ def run_tool(cmd, dev, btrace, buflen=0, runtime=0):
     # in it) on a loaded machine.
     p = subprocess.Popen(cmd, stdout=out, stderr=err, text=True, start_new_session=True)
     tgids, segs, t0 = {p.pid}, None, time.time()
+    dpids = [daemon] if daemon else []
+    first, last = {}, {}
     while True:
-        pid, status, ru = os.wait4(p.pid, os.WNOHANG if btrace else 0)
+        pid, status, ru = os.wait4(p.pid, os.WNOHANG)
         if pid:
             break
         descendants(p.pid, tgids)
-        if buflen and segs is None and time.time() - t0 > 0.4 * runtime + 0.3:
+        now = time.time()
+        if buflen and segs is None and now - t0 > 0.4 * runtime + 0.3:
             segs = buffer_segments(sorted(tgids), buflen)
+        if now - t0 > 0.15 * runtime + 0.2 and now - t0 < 0.9 * runtime + 0.2:
+            for tid, v in thread_times(sorted(tgids) + dpids).items():
+                first.setdefault(tid, (now,) + v)
+                last[tid] = (now,) + v
         time.sleep(0.05)
     p.returncode = os.waitstatus_to_exitcode(status)
     d1 = dev_stat(dev) if dev else None
     blk = btrace.stop(tgids) if btrace else None
+    dlat = bpf.stop(tgids) if bpf else None
     out.seek(0)
     err.seek(0)
     text = out.read()
@@ -240,14 +401,16 @@ def run_tool(cmd, dev, btrace, buflen=0, runtime=0):
     kern = [b - a for a, b in zip(d0, d1)] if d0 and d1 else None
     if blk:
         blk["segments"] = segs
-    return stats(doc, kern, ru, blk)
+    dtids = set(thread_times(dpids)) if dpids else set()
+    thr = thread_share(first, last, dtids) if last else None
+    return stats(doc, kern, ru, blk, thr, dlat)
 
 
 def pct(lat, p):
     return lat.get("percentile", {}).get("%.6f" % p, 0)
 
 
-def stats(doc, kern, ru, blk):
+def stats(doc, kern, ru, blk, thr, dlat):
     j = doc["jobs"][0]
     s = {"iops": 0, "bw": 0, "ios": 0, "bytes": 0, "inflight": 0.0}
     dirs = [j[d] for d in ("read", "write") if j[d]["total_ios"]]
@@ -267,6 +430,11 @@ def stats(doc, kern, ru, blk):
     s["kern"] = kern
     s["proc_bytes"] = (ru.ru_inblock + ru.ru_oublock) * 512
     s["blk"] = blk
+    s["dlat"] = dlat
+    # CPU per I/O of each kind of thread: its CPU share over the sampled
+    # middle of the run over the job's IOPS over the whole run
+    s["thr"] = ({k: (v / s["iops"] * 1e9 if k in ("own", "iowq", "daemon") else v)
+                 for k, v in thr.items()} if thr and s["iops"] else None)
     return s
 
 
@@ -306,23 +474,25 @@ def cases(a):
                         yield target, mode, pat, eng, qd
 
 
-def run_case(a, lb, files, c, btrace):
+def run_case(a, lb, files, c, btrace, bpf=None, daemon=None):
     target, mode, pat, eng, qd = c
     rw, bs = PATTERNS[pat]
     f = files[target]
     opts = ["--name=fid", "--filename=" + f, "--size=" + a.size, "--ioengine=" + eng,
             "--iodepth=%d" % qd, "--rw=" + rw, "--bs=" + bs,
             "--direct=%d" % (mode == "direct"), "--runtime=%s" % a.runtime, "--time_based",
-            "--lat_percentiles=1", "--output-format=json"]
+            "--lat_percentiles=1", "--output-format=json"] + (["--thread"] if a.thread else [])
     lbcmd = [lb, "--quiet"] + (["--allow-overwrite"] if "write" in rw or rw == "randrw" else [])
     dev = dev_of(f) if target == "disk" else None
     size = int(bs[:-1]) << (10 if bs[-1] == "k" else 20)
     buflen = qd * size if size >= 65536 else 0      # smaller buffers are one page
     bt = btrace if target == "disk" else None
+    bp = bpf if target == "disk" else None
+    dpid = daemon if target == "fuse" else None
     runs = {"fio": [], "luabench": []}
     for _ in range(a.pairs):
         for tool, cmd in (("fio", ["fio"]), ("luabench", lbcmd + ["fio"])):
-            runs[tool].append(run_tool(cmd + opts, dev, bt, buflen, float(a.runtime)))
+            runs[tool].append(run_tool(cmd + opts, dev, bt, buflen, float(a.runtime), dpid, bp))
     return runs
 
 
@@ -343,6 +513,12 @@ def summary(runs, qd):
         s["blk"] = {k: mean([b[k] for b in bl]) for k in ("n", "mean", "p99", "deferred")} if bl else None
         if bl:
             s["blk"]["segments"] = [b["segments"] for b in bl]
+        th = [r["thr"] for r in rs if r["thr"]]
+        s["thr"] = {k: mean([t[k] for t in th]) for k in th[0]} if th else None
+        dl = [r["dlat"] for r in rs if r["dlat"]]
+        s["dlat"] = {k: mean([d[k] for d in dl]) for k in dl[0]} if dl else None
+        if dl:
+            s["dlat"]["halves"] = {k: halves([d[k] for d in dl]) for k in ("mean", "p99")}
         out[tool] = s
     return out
 
@@ -408,6 +584,41 @@ def table_kernel(rows):
     return t
 
 
+def table_cpu(rows):
+    t = ["| case | CPU/IO ns job thread fio / lb | own threads fio / lb | io-wq fio / lb | "
+         "FUSE daemon fio / lb | all fio / lb | lb/fio | runqueue wait of the job thread fio / lb | "
+         "io-wq workers fio / lb |",
+         "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for c, s in rows:
+        f, l = s["fio"]["thr"], s["luabench"]["thr"]
+        if not f or not l:
+            continue
+        tot = lambda x: x["own"] + x["iowq"] + x["daemon"]
+        t.append("| %s | %.0f / %.0f | %.0f / %.0f | %.0f / %.0f | %s | %.0f / %.0f | %s | "
+                 "%.0f%% / %.0f%% | %.1f / %.1f |" % (
+                     label(c), s["fio"]["cpu_ns"], s["luabench"]["cpu_ns"], f["own"], l["own"],
+                     f["iowq"], l["iowq"],
+                     "%.0f / %.0f" % (f["daemon"], l["daemon"]) if c[0] == "fuse" else "-",
+                     tot(f), tot(l), ratio(tot(l), tot(f)), 100 * f["wait"], 100 * l["wait"],
+                     f["nwq"], l["nwq"]))
+    return t
+
+
+def table_dlat(rows):
+    t = ["| case | requests fio / lb | mean us fio / lb | lb/fio | fio/fio | p50 fio / lb | lb/fio | "
+         "p99 fio / lb | lb/fio | fio/fio |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for c, s in rows:
+        f, l = s["fio"]["dlat"], s["luabench"]["dlat"]
+        if not f or not l:
+            continue
+        t.append("| %s | %.0f / %.0f | %s / %s | %s | %s | %s / %s | %s | %s / %s | %s | %s |" % (
+            label(c), f["n"], l["n"], us(f["mean"] * 1e3), us(l["mean"] * 1e3), ratio(l["mean"], f["mean"]),
+            ratio(f["halves"]["mean"], 1), us(f["p50"] * 1e3), us(l["p50"] * 1e3), ratio(l["p50"], f["p50"]),
+            us(f["p99"] * 1e3), us(l["p99"] * 1e3), ratio(l["p99"], f["p99"]),
+            ratio(f["halves"]["p99"], 1)))
+    return t
+
+
 # ---- set-up ----
 
 def lay_out(path, size):
@@ -416,10 +627,28 @@ def lay_out(path, size):
 
 
 def mount_fuse(src, mnt):
+    """Mounts bindfs src on mnt; None or why not.  bindfs is started in a
+    session of its own (libfuse's daemon mode calls setsid() as well), so
+    its CPU share is neither the script's nor a tool's."""
     if not os.path.exists("/dev/fuse") or not shutil.which("bindfs"):
         return "no /dev/fuse or no bindfs"
-    r = subprocess.run(["bindfs", src, mnt], capture_output=True, text=True)
+    r = subprocess.run(["bindfs", src, mnt], capture_output=True, text=True, start_new_session=True)
     return None if r.returncode == 0 else "bindfs: " + r.stderr.strip()
+
+
+def fuse_daemon(mnt):
+    """The pid and session id of the bindfs process that serves mnt, or None."""
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % d, "rb") as fh:
+                argv = fh.read().split(b"\0")
+        except OSError:
+            continue
+        if argv and os.path.basename(argv[0]) == b"bindfs" and os.fsencode(mnt) in argv:
+            return int(d), os.getsid(int(d))
+    return None
 
 
 def parse():
@@ -436,6 +665,11 @@ def parse():
     ap.add_argument("--disk-dir", default="/var/tmp")
     ap.add_argument("--size", default="1g")
     ap.add_argument("--blktrace", action="store_true")
+    ap.add_argument("--thread", action="store_true",
+                    help="thread=1 on both command lines: fio's job a thread of its process, "
+                         "as luabench's always are")
+    ap.add_argument("--blk", action="store_true",
+                    help="the device's request latency under each tool, from bpftrace")
     ap.add_argument("--out", default=None, help="also write the tables to this file")
     a = ap.parse_args()
     a.targets, a.modes, a.engines, a.patterns = (split(a.targets), split(a.modes), split(a.engines),
@@ -458,7 +692,7 @@ def main():
     if not shutil.which("fio"):
         sys.exit("fio is not installed (apt-get install fio)")
     tmp, files, mnt, notes = [], {}, None, []
-    btrace = None
+    btrace = bpf = daemon = None
     try:
         if "disk" in a.targets:
             tmp.append(tempfile.mkdtemp(dir=a.disk_dir, prefix="lbfid."))
@@ -477,6 +711,10 @@ def main():
             else:
                 mnt = m
                 files["fuse"] = os.path.join(m, "data")
+                dm = fuse_daemon(m)
+                daemon = dm[0] if dm else None
+                notes.append("FUSE: bindfs pid %d in session %d (the script's: %d)" % (
+                    dm[0], dm[1], os.getsid(0)) if dm else "FUSE: the bindfs process was not found")
         for t, f in files.items():
             lay_out(f, a.size)
         if "disk" in files:
@@ -485,6 +723,11 @@ def main():
                          "disk: %s is on no block device (%d:%d): no device counts" % (a.disk_dir, *d))
         if a.blktrace and "disk" in files:
             btrace = BlockTrace(dev_of(files["disk"]))
+        if a.blk and "disk" in files:
+            try:
+                bpf = BpfBlock(dev_of(files["disk"]))
+            except OSError as e:
+                notes.append("device latency columns skipped: %s" % e)
         stamp = time.strftime("%Y-%m-%d %H:%M")
         head = ["# fidelity, %s, %s, %d CPUs, kernel %s, %s, load average %.1f at the start" % (
             stamp, os.uname().nodename, os.cpu_count(), os.uname().release,
@@ -494,7 +737,7 @@ def main():
         rows = []
         for c in cases(a):
             try:
-                s = summary(run_case(a, lb, files, c, btrace), c[4])
+                s = summary(run_case(a, lb, files, c, btrace, bpf, daemon), c[4])
             except (RuntimeError, ValueError) as e:
                 print("%s: %s" % (label(c), e), file=sys.stderr, flush=True)
                 continue
@@ -507,7 +750,11 @@ def main():
                       us(l["lat"][0])), file=sys.stderr, flush=True)
         out = head + ["## Throughput and queue", ""] + table_queue(rows) + [
             "", "## Latency (us, fio / luabench)", ""] + table_latency(rows) + [
-            "", "## Kernel counts (disk)", ""] + table_kernel(rows)
+            "", "## Kernel counts (disk)", ""] + table_kernel(rows) + [
+            "", "## CPU per I/O by thread (ns; schedstat over the middle of each run)", ""] + table_cpu(rows)
+        if bpf:
+            out += ["", "## The device's request latency (block_rq_issue to block_rq_complete, us)",
+                    ""] + table_dlat(rows)
         out += ["", "load average %.1f at the end (%s)" % (os.getloadavg()[0], time.strftime("%H:%M"))]
         print("\n".join(out[len(head):]))
         if a.out:
