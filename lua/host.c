@@ -59,11 +59,16 @@ int lb_usage_error(lua_State *L, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    luaL_where(L, 1);
     lua_pushvfstring(L, fmt, ap);
     va_end(ap);
+    /* the mark is the message without its place, which a Lua wrapper may
+     * change to its caller's (progress.lua's with_line) */
+    lua_pushvalue(L, -1);
+    lua_setfield(L, LUA_REGISTRYINDEX, USAGE_KEY);
+    luaL_where(L, 1);
+    lua_insert(L, -2);
     lua_concat(L, 2);
-    return lb_usage_raise(L);
+    return lua_error(L);
 }
 
 int lb_is_usage(lua_State *L, const char *msg)

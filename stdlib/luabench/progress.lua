@@ -395,8 +395,24 @@ end
 -- fn (lb.train or lb.meta) drawing its line when one is wanted: the
 -- spec's progress function gets the core's calls (done, total, phase)
 -- first drawn, then passed on to the user's own progress, if any.
+-- An error of fn raised inside this file names the line of the caller of
+-- lb.train/lb.meta, as every other lb function's error does, not this file.
+local HERE = debug.getinfo(1, "S").short_src
+local function relocated(caller, ok, ...)
+  if ok then return ... end
+  local e = ...
+  if type(e) == "string" and e:sub(1, #HERE + 1) == HERE .. ":" then
+    local rest = e:match("^:%d+: (.*)$", #HERE + 1)
+    if rest then
+      e = (caller and caller.currentline > 0 and
+           string.format("%s:%d: ", caller.short_src, caller.currentline) or "") .. rest
+    end
+  end
+  error(e, 0)
+end
+
 local function with_line(fn, words_of)
-  return function(spec, ...)
+  local drawn = function(spec, ...)
     local ok, secs = pcall(require("luabench.stop").seconds, lb.eta_newline)
     local E = M.busy == 0 and type(spec) == "table" and (lb.rank or 0) == 0 and
               M.fio_eta{mode = lb.eta, newline = lb.eta_newline and ok and secs or nil}
@@ -427,6 +443,9 @@ local function with_line(fn, words_of)
       E:draw(M.work_line(w, done, total, rate, not r.stopped and 0 or nil, bw), lb.now() - t0)
     end
     return r
+  end
+  return function(spec, ...)
+    return relocated(debug.getinfo(2, "Sl"), pcall(drawn, spec, ...))
   end
 end
 

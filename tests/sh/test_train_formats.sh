@@ -104,4 +104,13 @@ f="$tmp/tfrecord/shard_0002.tfrecord"
 printf 'X' | dd of="$f" bs=1 seek=5000 conv=notrunc status=none
 expect_exit 1 "shard_0002.tfrecord: not a TFRecord file: data CRC mismatch in record 0" \
   "$LUABENCH" --quiet run.lua dir="$tmp/tfrecord" format=tfrecord
+
+# four accelerators over four one-record files: none holds a batch of two
+cat > few.lua <<'LUA'
+lb.train{dir = args.dir, files = 4, samples_per_file = 1, sample_size = "4k", batch_size = 2,
+         accelerators = 4, read_threads = 1, compute_time = 0, format = "tfrecord"}
+LUA
+expect_exit 2 "every accelerator's files (files / accelerators of all ranks) must hold at least batch_size records" \
+  "$LUABENCH" --quiet few.lua dir="$tmp/few"
+[ ! -e "$tmp/few" ] || [ -z "$(ls -A "$tmp/few")" ] || fail "a refused run laid out files in $tmp/few"
 pass
