@@ -5,7 +5,8 @@
 #      build must be warning-free (a build only, no tests; build-werror-*
 #      are removed after);
 #   1. build-asan: clang, AddressSanitizer + UndefinedBehaviorSanitizer
-#      (leaks checked, except in the MPI test: Open MPI's own leaks), the
+#      (leaks checked, except in the tests labelled noleak: Open MPI's own
+#      leaks, or strace), the
 #      libFuzzer targets beside; the whole ctest suite but fio's own (run
 #      against the plain build already), which replays each
 #      fuzzer's seed corpus too;
@@ -56,15 +57,15 @@ cmake --build build-asan -j"$jobs"
 done_stage "asan build"
 
 stage "ctest under ASan+UBSan"
-noleak='^sh/test_(mpi|mpi_intervals|mpi_resume|train_mpi|train_formats)$'
 # Open MPI leaks in its own components (dlopen'ed, gone from the stacks by
 # exit, so no suppression can name them), and LeakSanitizer cannot run under
-# ptrace (the tests that count system calls with strace): those tests run
-# without leak checks, everything else with them.
+# ptrace (the tests that count system calls with strace): those tests say
+# "lb-test: labels noleak" and run without leak checks, everything else
+# with them.
 # fio's own suite ran against the plain build already; it measures what
 # options mean, not memory safety, and would double CI's time here.
-ctest --test-dir build-asan --output-on-failure -j"$jobs" -E "$noleak" -LE fio-suite
-ASAN_OPTIONS=detect_leaks=0 ctest --test-dir build-asan --output-on-failure -R "$noleak"
+ctest --test-dir build-asan --output-on-failure -j"$jobs" -LE '^(fio-suite|noleak)$'
+ASAN_OPTIONS=detect_leaks=0 ctest --test-dir build-asan --output-on-failure -L '^noleak$'
 done_stage "asan ctest"
 
 stage "ThreadSanitizer build (build-tsan)"

@@ -4,6 +4,7 @@
 # 0 alone prints the merged figures, once: the header names the ranks,
 # each epoch counts every sample of the dataset, the layout counts the
 # files of both ranks; find_max prints one table and one answer.
+# lb-test: labels noleak (Open MPI's own leaks, or LeakSanitizer under ptrace)
 . "$(dirname "$0")/lib.sh"
 # lb-test: serial (two ranks with their readers need the cores)
 command -v mpirun >/dev/null || skip "mpirun not installed"

@@ -3,6 +3,7 @@
 # merges histograms bucket by bucket (the cluster p99 is the p99 of all
 # I/Os, not the mean of the ranks' p99s), and an error on one rank ends all
 # (the others' hour-long sleep: a run still there after 120 s has hung).
+# lb-test: labels noleak (Open MPI's own leaks, or LeakSanitizer under ptrace)
 . "$(dirname "$0")/lib.sh"
 # lb-test: serial (set latencies need the cores)
 command -v mpirun >/dev/null || skip "mpirun not installed"

@@ -4,6 +4,7 @@
 # so its first two intervals hold no I/O, as the others' do not begin
 # later; the cluster's interval k is the sum of every rank's interval k and
 # the series is as long as the longest rank's.
+# lb-test: labels noleak (Open MPI's own leaks, or LeakSanitizer under ptrace)
 . "$(dirname "$0")/lib.sh"
 # lb-test: serial (three ranks)
 command -v mpirun >/dev/null || skip "mpirun not installed"

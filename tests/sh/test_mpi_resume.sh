@@ -8,6 +8,7 @@
 # and gives the uninterrupted run's report.  A sweep's journal= under MPI
 # is written by rank 0 alone, one line per point.
 # lb-test: serial (three ranks)
+# lb-test: labels noleak (Open MPI's own leaks, or LeakSanitizer under ptrace)
 . "$(dirname "$0")/lib.sh"
 command -v mpirun >/dev/null || skip "mpirun not installed"
 command -v python3 >/dev/null || skip "python3 is needed to read the JSON"

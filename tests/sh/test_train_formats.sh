@@ -9,6 +9,7 @@
 # in transfer_size reads; tfrecord per file one open and a stream of
 # transfer_size reads to the end; hdf5 per sample open, superblock, object
 # header, chunk index and each chunk the sample touches.
+# lb-test: labels noleak (Open MPI's own leaks, or LeakSanitizer under ptrace)
 . "$(dirname "$0")/lib.sh"
 command -v strace >/dev/null || skip "strace is not installed"
 strace -f -e trace=pread64 -o /dev/null true 2>/dev/null || skip "strace cannot trace here (ptrace refused)"

@@ -8,6 +8,7 @@
 # result's own names), histograms merge bucket by bucket, AU is the mean
 # over all accelerators and DLIO's throughput the sum; the barrier after
 # each step spans the ranks; scripts/mlperf.lua runs under mpirun.
+# lb-test: labels noleak (Open MPI's own leaks, or LeakSanitizer under ptrace)
 . "$(dirname "$0")/lib.sh"
 # lb-test: serial (three ranks with their readers need the cores)
 command -v mpirun >/dev/null || skip "mpirun not installed"

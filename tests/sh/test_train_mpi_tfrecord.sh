@@ -6,6 +6,7 @@
 # only its accelerators' files (counted with strace, each thread apart);
 # the merged result counts every record once per epoch, its bytes are the
 # files' bytes, and it equals the sums of the host rows.
+# lb-test: labels noleak (Open MPI's own leaks, or LeakSanitizer under ptrace)
 . "$(dirname "$0")/lib.sh"
 # lb-test: serial (three ranks with their readers need the cores)
 command -v mpirun >/dev/null || skip "mpirun not installed"
