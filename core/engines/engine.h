@@ -75,6 +75,8 @@ enum {
                                 nothing: fio's engines without a commit hook
                                 count each queued I/O as a submission and a
                                 completion of one (iodepth_submit/_complete) */
+    LB_ENG_NOEXTEND = 16,    /* cannot write past a file's data: a write job's
+                                new file is laid out (fio's FIO_NOEXTEND) */
 };
 
 struct lb_engine_ops {

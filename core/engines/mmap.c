@@ -154,7 +154,7 @@ static int mmap_queue(void *priv, struct lb_io *io)
 const struct lb_engine_ops lb_engine_mmap = {
     .name = "mmap",
     .help = "memcpy to and from a shared mapping of the file; fsync is msync",
-    .flags = LB_ENG_SYNC,
+    .flags = LB_ENG_SYNC | LB_ENG_NOEXTEND,
     .init = mmap_init,
     .cleanup = mmap_cleanup,
     .open_file = mmap_open_file,

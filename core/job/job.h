@@ -27,6 +27,9 @@ enum lb_rw {
 #define LB_RW_IS_RANDOM(rw) ((rw) >= LB_RW_RANDREAD && (rw) != LB_RW_TRIMWRITE)
 #define LB_RW_IS_TRIMWRITE(rw) ((rw) == LB_RW_TRIMWRITE || (rw) == LB_RW_RANDTRIMWRITE)
 
+/* fallocate=, in the order of its values (1 is posix, 0 none) */
+enum lb_falloc { LB_FALLOC_NATIVE, LB_FALLOC_POSIX, LB_FALLOC_KEEP, LB_FALLOC_TRUNCATE,
+                 LB_FALLOC_NONE, LB_FALLOC_1, LB_FALLOC_0 };
 enum lb_fst { LB_FST_ROUNDROBIN, LB_FST_SEQUENTIAL, LB_FST_RANDOM };
 /* fio's random_generator: the tausworthe ones draw uniform offsets
  * (luabench's 64-bit generator either way); lfsr visits every block once
@@ -95,6 +98,10 @@ struct lb_job {
     uint32_t fsync;              /* every N writes */
     uint32_t fdatasync;
     bool end_fsync;
+    bool overwrite;
+    bool create_fsync;
+    int fallocate;               /* enum lb_falloc */
+    bool fsync_on_close;
     uint64_t rate[LB_DDIR_N];      /* bytes/s, 0 = unlimited */
     uint64_t rate_iops[LB_DDIR_N];
     int rate_process;            /* enum lb_rate_process */

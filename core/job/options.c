@@ -121,6 +121,14 @@ const struct lb_opt lb_opts[] = {
       "order of files: roundrobin|sequential|random (random:N: N unused)",
       .values = "roundrobin|sequential|random", .set = lb_opt_set_file_service_type,
       .arg = "kind[:N]"),
+    O("overwrite", NULL, LB_OPT_BOOL, overwrite,
+      "a write job lays its new file out first, so that it writes over data (default: "
+      "the file is only allocated)"),
+    O("fallocate", NULL, LB_OPT_ENUM, fallocate,
+      "how a new file's space is reserved: native (default), posix, keep, truncate, none; "
+      "1 posix, 0 none", .values = "native|posix|keep|truncate|none|1|0"),
+    O("create_fsync", NULL, LB_OPT_BOOL, create_fsync,
+      "fsync a file after laying it out (default on)"),
     O("create_on_open", NULL, LB_OPT_BOOL, create_on_open,
       "no layout: a missing file is created empty at its first open (reads past its "
       "end are short)"),
@@ -156,6 +164,8 @@ const struct lb_opt lb_opts[] = {
     O("fsync", NULL, LB_OPT_U32, fsync, "fsync after every N writes (0: never)"),
     O("fdatasync", NULL, LB_OPT_U32, fdatasync, "fdatasync after every N writes (0: never)"),
     O("end_fsync", NULL, LB_OPT_BOOL, end_fsync, "fsync the files when the job ends"),
+    O("fsync_on_close", NULL, LB_OPT_BOOL, fsync_on_close,
+      "fsync a file when it is closed (a job that writes, unless it just synced)"),
 #undef GROUP
 #define GROUP "Time and rate"
     O("runtime", "timeout", LB_OPT_TIME_S, runtime,
@@ -300,6 +310,7 @@ void lb_job_init(struct lb_job *j)
     j->loops = 1;
     j->thinktime_blocks = 1;
     j->invalidate = true;
+    j->create_fsync = true;
     j->fadvise_hint = LB_FADV_PATTERN;
     j->randrepeat = true;
     j->do_verify = true;

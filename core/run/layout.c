@@ -142,6 +142,42 @@ static int layout_open(struct layout *l, struct lb_target *t)
     return fd;
 }
 
+/* fio's fallocate= over what the layout adds; a file to be filled is then
+ * sized with ftruncate (fallocate=truncate sizes every file so).  A file
+ * that is not filled holds no data, only its space (and, but for
+ * fallocate=none or keep, its size).  A mode the file system lacks
+ * (EOPNOTSUPP) is passed over, as fio does.  0 or -errno. */
+static int reserve(const struct lb_target *t, int fd, uint64_t from)
+{
+    off_t off = (off_t)from, len = (off_t)(t->need - from);
+    int ret = 0;
+
+    if (len <= 0)
+        return 0;
+    switch (t->fallocate) {
+    case LB_FALLOC_NATIVE:
+        ret = fallocate(fd, 0, off, len) < 0 ? -errno : 0;
+        break;
+    case LB_FALLOC_KEEP:
+        ret = fallocate(fd, FALLOC_FL_KEEP_SIZE, off, len) < 0 ? -errno : 0;
+        break;
+    case LB_FALLOC_POSIX:
+    case LB_FALLOC_1:
+        ret = -posix_fallocate(fd, off, len);
+        break;
+    case LB_FALLOC_TRUNCATE:
+        ret = ftruncate(fd, (off_t)t->need) < 0 ? -errno : 0;
+        break;
+    default:
+        break;
+    }
+    if (ret == -EOPNOTSUPP || ret == -ENOSYS || ret == -EINVAL)
+        ret = 0;
+    if (!ret && t->fill && ftruncate(fd, (off_t)t->need) < 0)
+        ret = -errno;
+    return ret;
+}
+
 static int layout_one(struct layout *l, struct lb_target *t, void *buf)
 {
     int fd = layout_open(l, t), ret;
@@ -155,8 +191,11 @@ static int layout_one(struct layout *l, struct lb_target *t, void *buf)
         return layout_fail(l, -errno, "cannot stat %s: %s", t->path, strerror(errno));
     }
     from = (uint64_t)st.st_size;
-    ret = write_range(l, t, fd, from, buf, &at);
-    if (!ret && fsync(fd) < 0)
+    at = from;
+    ret = reserve(t, fd, from);
+    if (!ret && t->fill)
+        ret = write_range(l, t, fd, from, buf, &at);
+    if (!ret && t->fill && t->create_fsync && fsync(fd) < 0)
         ret = -errno;
     if (ret == -ENOSPC || ret == -EDQUOT)
         ret = out_of_space(l, t, fd, ret, from, at);

@@ -218,10 +218,12 @@ static int sync_one(struct lb_worker *w, struct lb_file *f, int op)
         q = -EBUSY;
     if (q < 0)
         io->result = q;
-    w->st.fsyncs += op == LB_SYNC_OP;    /* fio counts fsyncs, times every sync */
     w->last_sync = true;
-    if (io->result >= 0 && w->measuring)
-        record_sync(w, lb_clock_now() - io->t_start);
+    if (!w->sync_uncounted) {            /* fio counts fsyncs, times every sync */
+        w->st.fsyncs += op == LB_SYNC_OP;
+        if (io->result >= 0 && w->measuring)
+            record_sync(w, lb_clock_now() - io->t_start);
+    }
     return io->result < 0 ? io_failed(w, io) : 0;
 }
 

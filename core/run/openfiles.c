@@ -264,12 +264,21 @@ static int of_create(struct lb_worker *w, struct lb_file *f, char *msg, size_t l
     return made;
 }
 
+/* fsync_on_close: as fio's, a plain fsync of a job that writes, skipped
+ * when its last operation was a sync; neither counted nor timed. */
+void lb_of_close_sync(const struct lb_worker *w, const struct lb_file *f)
+{
+    if (w->job->fsync_on_close && w->writes && !w->last_sync && f->fd >= 0)
+        (void)fsync(f->fd);
+}
+
 static void of_close(struct lb_worker *w, uint32_t i)
 {
     struct lb_file *f = &w->files[i];
 
     if (w->engine_up && w->eng->close_file)
         w->eng->close_file(w->priv, f);
+    lb_of_close_sync(w, f);
     close(f->fd);
     f->fd = -1;
     lru_unlink(w->of, i);

@@ -39,5 +39,7 @@ const struct lb_job *lb_of_engine_job(const struct lb_worker *w);
 /* After opening f as fd: fio's fadvise_hint, and with first (the clone's
  * first open of f) invalidate's drop of its cached pages. */
 void lb_of_advise(const struct lb_worker *w, const struct lb_file *f, int fd, bool first);
+/* fsync_on_close before a file of w is closed. */
+void lb_of_close_sync(const struct lb_worker *w, const struct lb_file *f);
 
 #endif

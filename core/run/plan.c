@@ -329,7 +329,20 @@ static int regions(struct lb_run *r, struct lb_plan *p)
 
 /* safety */
 
-static int check_target(struct lb_run *r, const struct lb_job *job, struct lb_target *t)
+/* fio's rule (filesetup.c extend_file): a new file's data is written
+ * before the run when the job reads it, or writes with overwrite=1, or
+ * through an engine that cannot extend a file; a job that only writes or
+ * trims finds it allocated and sized, never written. */
+static bool fills(const struct lb_job *job, unsigned eng_flags)
+{
+    bool writes = lb_job_writes_data(job);
+
+    return (lb_rw_dirs(job->rw) & (1u << LB_READ)) || job->verify_only ||
+           (writes && (job->overwrite || (eng_flags & LB_ENG_NOEXTEND)));
+}
+
+static int check_target(struct lb_run *r, const struct lb_job *job, unsigned eng_flags,
+                        struct lb_target *t)
 {
     bool writes = lb_job_writes(job);
     bool extend = t->exists && t->reg && t->have < t->need && !job->create_on_open;
@@ -353,8 +366,14 @@ static int check_target(struct lb_run *r, const struct lb_job *job, struct lb_ta
     if (t->blk && t->need > t->have)
         return lb_run_fail(r, -EINVAL, "%s holds %llu bytes, the job needs %llu", t->path,
                            (unsigned long long)t->have, (unsigned long long)t->need);
-    if ((!t->exists && !job->create_on_open) || extend)
+    if ((!t->exists && !job->create_on_open) || extend) {
+        if (!t->layout) {
+            t->fallocate = job->fallocate;
+            t->create_fsync = job->create_fsync;
+        }
         t->layout = true;
+        t->fill |= fills(job, eng_flags);
+    }
     return 0;
 }
 
@@ -364,7 +383,7 @@ static int safety(struct lb_run *r, struct lb_plan *p)
         struct lb_worker *w = r->w[i];
 
         for (unsigned f = 0; f < w->nfiles && !w->nofiles; f++) {
-            int ret = check_target(r, w->job, &p->t[p->tix[i][f]]);
+            int ret = check_target(r, w->job, lb_engine_flags(w->eng, w->job), &p->t[p->tix[i][f]]);
 
             if (ret)
                 return ret;

@@ -19,6 +19,9 @@ struct lb_target {
     char *path;
     bool exists, reg, blk, chr, devnull, ours;
     bool layout;                 /* create or extend before the run */
+    bool fill;                   /* write its data too (else only reserve and size it) */
+    bool create_fsync;           /* fsync once filled */
+    int fallocate;               /* enum lb_falloc of the first job laying it out */
     bool created;                /* this run created it */
     struct lb_file_id id;        /* the file checked (or created) under path */
     uint64_t have;               /* its size now (device: capacity) */

@@ -158,6 +158,7 @@ struct lb_worker {
     uint32_t sync_every;         /* fsync/fdatasync before the I/O after every N writes */
     uint64_t wissued;            /* writes generated, every pass */
     bool last_sync;              /* the last operation done was a sync */
+    bool sync_uncounted;         /* end_fsync: fio counts and times none */
     uint32_t sync_pass;          /* the pass of the last I/O generated */
     int sync_op;                 /* LB_SYNC_OP or LB_DATASYNC_OP */
     /* generator */

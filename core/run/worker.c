@@ -477,8 +477,11 @@ static void worker_run(struct lb_worker *w)
             atomic_fetch_sub(&w->flow->weight, j->flow);
             atomic_fetch_sub(&w->flow->ios, w->flow_ios);
         }
-        if (j->end_fsync && w->writes && (end == END_DONE || end == END_RUNTIME))
+        if (j->end_fsync && w->writes && (end == END_DONE || end == END_RUNTIME)) {
+            w->sync_uncounted = true;    /* fio's end_fsync is outside the I/O */
             lb_sync_files(w, NULL, LB_SYNC_OP);
+            w->sync_uncounted = false;
+        }
     }
     worker_finish(w);
 }
@@ -498,8 +501,10 @@ static void worker_teardown(struct lb_worker *w)
         w->engine_up = false;
     }
     for (unsigned i = 0; i < w->nfiles; i++) {
-        if (w->files[i].fd >= 0)
+        if (w->files[i].fd >= 0) {
+            lb_of_close_sync(w, &w->files[i]);
             close(w->files[i].fd);
+        }
         w->files[i].fd = -1;
     }
     lb_of_free(w->of);
