@@ -104,6 +104,9 @@ struct lb_job {
     bool fsync_on_close;
     uint64_t rate[LB_DDIR_N];      /* bytes/s, 0 = unlimited */
     uint64_t rate_iops[LB_DDIR_N];
+    uint64_t rate_min[LB_DDIR_N];  /* bytes/s below which the job fails */
+    uint64_t rate_iops_min[LB_DDIR_N];
+    uint32_t ratecycle;            /* ms the minimums are averaged over */
     int rate_process;            /* enum lb_rate_process */
     uint64_t thinktime;          /* us between I/Os */
     uint32_t thinktime_blocks;

@@ -185,6 +185,14 @@ const struct lb_opt lb_opts[] = {
     O("rate_iops", NULL, LB_OPT_SPECIAL, rate_iops,
       "IOPS cap per clone, or read,write,trim caps (0: none)",
       .set = lb_opt_set_rate_iops, .arg = "int[,int,int]"),
+    O("rate_min", "ratemin", LB_OPT_SPECIAL, rate_min,
+      "the job fails (EIO) when its bytes/s over a ratecycle fall below this, after 2 s; "
+      "or read,write,trim minimums", .set = lb_opt_set_rate_min, .arg = "size[,size,size]"),
+    O("rate_iops_min", NULL, LB_OPT_SPECIAL, rate_iops_min,
+      "the job fails (EIO) when its IOPS over a ratecycle fall below this, after 2 s",
+      .set = lb_opt_set_rate_iops_min, .arg = "int[,int,int]"),
+    O("ratecycle", NULL, LB_OPT_U32, ratecycle,
+      "ms over which rate_min and rate_iops_min are averaged (default 1000)", .min = 1),
     O("rate_process", NULL, LB_OPT_ENUM, rate_process,
       "spacing of capped I/Os: even or Poisson arrivals",
       .values = "linear|poisson"),
@@ -311,6 +319,7 @@ void lb_job_init(struct lb_job *j)
     j->thinktime_blocks = 1;
     j->invalidate = true;
     j->create_fsync = true;
+    j->ratecycle = 1000;
     j->fadvise_hint = LB_FADV_PATTERN;
     j->randrepeat = true;
     j->do_verify = true;
@@ -566,17 +575,26 @@ static int check_sizes(const struct lb_job *j, char *err, size_t n)
 }
 
 /* As fio 3.33 (init.c fixup_options): a cap in bytes and one in I/Os
- * cannot both be set, in any direction. */
+ * cannot both be set, in any direction, nor the two minimums; a minimum
+ * above its cap is refused. */
 static int check_rate(const struct lb_job *j, char *err, size_t n)
 {
-    uint64_t bytes = 0, ios = 0;
+    uint64_t bytes = 0, ios = 0, bmin = 0, imin = 0;
 
     for (int d = 0; d < LB_DDIR_N; d++) {
         bytes |= j->rate[d];
         ios |= j->rate_iops[d];
+        bmin |= j->rate_min[d];
+        imin |= j->rate_iops_min[d];
     }
     if (bytes && ios)
         return lb_opt_say(err, n, "rate and rate_iops are mutually exclusive");
+    if (bmin && imin)
+        return lb_opt_say(err, n, "rate_min and rate_iops_min are mutually exclusive");
+    for (int d = 0; d < LB_DDIR_N; d++)
+        if ((j->rate[d] && j->rate[d] < j->rate_min[d]) ||
+            (j->rate_iops[d] && j->rate_iops[d] < j->rate_iops_min[d]))
+            return lb_opt_say(err, n, "the %s minimum rate exceeds its rate", lb_ddir_name(d));
     return 0;
 }
 

@@ -455,6 +455,16 @@ int lb_opt_set_rate_iops(struct lb_job *j, const char *v, char *err, size_t n)
     return set_u64_ddir(j, j->rate_iops, v, iops_one, err, n);
 }
 
+int lb_opt_set_rate_min(struct lb_job *j, const char *v, char *err, size_t n)
+{
+    return set_u64_ddir(j, j->rate_min, v, rate_one, err, n);
+}
+
+int lb_opt_set_rate_iops_min(struct lb_job *j, const char *v, char *err, size_t n)
+{
+    return set_u64_ddir(j, j->rate_iops_min, v, iops_one, err, n);
+}
+
 int lb_opt_set_size(struct lb_job *j, const char *v, char *err, size_t n)
 {
     uint64_t x;

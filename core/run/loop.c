@@ -74,6 +74,55 @@ static void next_event_set(struct lb_worker *w)
         w->next_event = w->ramp_end;
     else
         w->next_event = w->iv_next < w->deadline ? w->iv_next : w->deadline;
+    if (w->rmin_next && w->rmin_next < w->next_event)
+        w->next_event = w->rmin_next;
+}
+
+/* fio's check_min_rate: after 2 s, the first look at a direction that has
+ * done I/O notes its bytes and I/Os; each later one, once ratecycle has
+ * passed, fails the job (EIO) when the rate since is below the minimum. */
+static int min_rate_check(struct lb_worker *w, uint64_t t)
+{
+    const struct lb_job *j = w->job;
+    uint64_t cycle = (uint64_t)j->ratecycle * 1000000u, next = UINT64_MAX;
+
+    for (int d = 0; d < LB_DDIR_N; d++) {
+        uint64_t bytes = w->st.dir[d].bytes + w->iv_bytes[d];
+        uint64_t ios = w->st.dir[d].ios + w->iv_ios[d], ms, got;
+        char msg[256];
+
+        if ((!j->rate_min[d] && !j->rate_iops_min[d]) || !bytes)
+            continue;
+        if (w->rmin_t[d] && t - w->rmin_t[d] < cycle) {
+            next = w->rmin_t[d] + cycle < next ? w->rmin_t[d] + cycle : next;
+            continue;
+        }
+        ms = (t - w->rmin_t[d]) / 1000000u;
+        if (w->rmin_t[d] && ms) {
+            got = j->rate_min[d] ? (bytes - w->rmin_bytes[d]) * 1000 / ms
+                                 : (ios - w->rmin_ios[d]) * 1000 / ms;
+            if (got < (j->rate_min[d] ? j->rate_min[d] : j->rate_iops_min[d])) {
+                if (j->rate_min[d])
+                    snprintf(msg, sizeof(msg), "rate_min=%lluB/s not met, got %lluB/s",
+                             (unsigned long long)j->rate_min[d],
+                             (unsigned long long)got);
+                else
+                    snprintf(msg, sizeof(msg), "rate_iops_min=%llu not met, got %llu IOPS",
+                             (unsigned long long)j->rate_iops_min[d],
+                             (unsigned long long)got);
+                lb_err_first(&w->st.err, EIO, d, "", 0, msg);
+                w->rmin_next = 0;
+                return END_ERROR;
+            }
+        }
+        w->rmin_t[d] = t;
+        w->rmin_bytes[d] = bytes;
+        w->rmin_ios[d] = ios;
+        next = t + cycle < next ? t + cycle : next;
+    }
+    /* a direction with no I/O yet is looked at again a cycle on */
+    w->rmin_next = next != UINT64_MAX ? next : t + cycle;
+    return 0;
 }
 
 void lb_measure_begin(struct lb_worker *w, uint64_t t)
@@ -88,6 +137,11 @@ void lb_measure_begin(struct lb_worker *w, uint64_t t)
     w->iv_next = w->t0 + (k + 1) * w->iv_len;
     lb_iv_skip_to(w, w->iv_k);
     w->deadline = w->job->runtime ? t + w->job->runtime * 1000 : UINT64_MAX;
+    memset(w->rmin_t, 0, sizeof(w->rmin_t));
+    w->rmin_next = 0;
+    for (int d = 0; d < LB_DDIR_N; d++)
+        if (w->job->rate_min[d] || w->job->rate_iops_min[d])
+            w->rmin_next = t + 2000000000u;     /* fio's settling time */
     if (w->job->ramp_time && !w->opsrc) {
         lb_gen_restart(w);
         /* fio's reset_all_stats: the mix counts its I/Os from here */
@@ -107,6 +161,12 @@ int lb_worker_event(struct lb_worker *w, uint64_t t)
     }
     while (t >= w->iv_next)
         lb_iv_publish(w, w->iv_next, false);
+    if (w->rmin_next && t >= w->rmin_next) {
+        int r = min_rate_check(w, t);
+
+        if (r)
+            return r;
+    }
     next_event_set(w);
     return t >= w->deadline ? END_RUNTIME : 0;
 }

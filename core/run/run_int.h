@@ -188,6 +188,10 @@ struct lb_worker {
                                     the op source */
     /* pacing */
     bool paced;                  /* rate, rate_iops or thinktime set */
+    uint64_t rmin_next;          /* rate_min, rate_iops_min: clock ns of the
+                                    next check, 0 without a minimum */
+    uint64_t rmin_t[LB_DDIR_N];  /* the last check of a direction, 0: none yet */
+    uint64_t rmin_bytes[LB_DDIR_N], rmin_ios[LB_DDIR_N];  /* done at it */
     bool rated;                  /* a direction has a rate cap: its I/Os
                                     get a due time (t_sched) */
     uint64_t rate_bps[LB_DDIR_N];/* fio's: rate, else rate_iops x the

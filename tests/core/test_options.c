@@ -71,7 +71,8 @@ static const char *const samples[][2] = {
     { "bs", "8k" }, { "bsrange", "1k-8k" }, { "bssplit", "4k/25:8k" },
     { "buffered", "0" }, { "cpus_allowed", "0-3,8" },
     { "file_service_type", "random:4" }, { "size", "1g" }, { "rate", "1m" },
-    { "rate_iops", "500" }, { "random_distribution", "zipf:1.2" },
+    { "rate_iops", "500" }, { "rate_min", "1m,2m" }, { "rate_iops_min", "50" },
+    { "random_distribution", "zipf:1.2" },
     { "continue_on_error", "io" }, { "verify", "md5" },
     { "verify_pattern", "0xdeadbeef" }, { "null_lat", "200us" },
     { "fault_eio", "1%" }, { "fault_short", "0.5" }, { "fault_enospc", "0.25" },
@@ -104,6 +105,8 @@ static bool sample_landed(const char *name, const struct lb_job *j)
     IS("size", j->size == 1ull << 30 && j->size_pct == 0);
     IS("rate", j->rate[0] == 1 << 20 && j->rate[2] == 1 << 20);
     IS("rate_iops", j->rate_iops[0] == 500 && j->rate_iops[1] == 500);
+    IS("rate_min", j->rate_min[0] == 1 << 20 && j->rate_min[1] == 2 << 20);
+    IS("rate_iops_min", j->rate_iops_min[0] == 50 && j->rate_iops_min[2] == 50);
     IS("random_distribution", j->random_distribution == LB_DIST_ZIPF && j->random_param == 1.2);
     IS("continue_on_error", j->continue_on_error == (LB_COE_READ | LB_COE_WRITE));
     IS("verify", j->verify == LB_VERIFY_MD5);

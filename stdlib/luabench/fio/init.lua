@@ -431,7 +431,7 @@ function M.main(argv)
       -- like fio, the failure itself goes to stderr: file, offset, errno
       local n = e and e.count or 1
       io.stderr:write("luabench: job '", tostring(r.jobname), "': ",
-                      n == 1 and "1 error: " or (n .. " errors, the first: "),
+                      n == 0 and "" or n == 1 and "1 error: " or (n .. " errors, the first: "),
                       tostring(e and e.message or ("errno " .. tostring(r.error))), "\n")
       status = 1
     end
