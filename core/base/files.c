@@ -408,10 +408,11 @@ unsigned lb_file_direct_align(int fd, const struct stat *st)
     return 512;
 }
 
-int lb_file_open(const char *path, const struct lb_file_id *id, bool write, bool direct,
+int lb_file_open(const char *path, const struct lb_file_id *id, bool write, int oflags,
                  char *err, unsigned errlen)
 {
-    int flags = (write ? O_RDWR : O_RDONLY) | (direct ? O_DIRECT : 0);
+    bool direct = oflags & O_DIRECT;
+    int flags = (write ? O_RDWR : O_RDONLY) | oflags;
     int fd = lb_file_open_checked(path, flags, id);
 
     if (fd >= 0 && write && (!id || !id->type) && lb_file_is_ours_fd(fd, path) != 1) {

@@ -70,7 +70,7 @@ int lb_file_open_checked(const char *path, int flags, const struct lb_file_id *i
 /* Opens path for I/O (O_RDWR when write, O_DIRECT when direct) as
  * lb_file_open_checked; a write with no checked id needs a file of ours.
  * The fd, or -errno with a message naming the path in err. */
-int lb_file_open(const char *path, const struct lb_file_id *id, bool write, bool direct,
+int lb_file_open(const char *path, const struct lb_file_id *id, bool write, int oflags,
                  char *err, unsigned errlen);
 /* "what path: strerror(-err)" into buf, cut to len bytes (a path near
  * PATH_MAX does not fit a one-line message). */

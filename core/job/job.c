@@ -6,6 +6,7 @@
  * checks and the workers ask it.  Nothing here allocates or does I/O.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include "job/job.h"
 
@@ -38,6 +39,14 @@ unsigned lb_rw_ddir(int rw)
 bool lb_job_writes_data(const struct lb_job *j)
 {
     return j->rw != LB_RW_READ && j->rw != LB_RW_RANDREAD;
+}
+
+int lb_job_oflags(const struct lb_job *j)
+{
+    static const int sync[] = { [LB_SYNC_SYNC] = O_SYNC, [LB_SYNC_1] = O_SYNC,
+                                [LB_SYNC_DSYNC] = O_DSYNC };
+
+    return (j->direct ? O_DIRECT : 0) | sync[j->sync_io];
 }
 
 bool lb_job_writes(const struct lb_job *j)

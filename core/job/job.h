@@ -27,6 +27,8 @@ enum lb_rw {
 #define LB_RW_IS_RANDOM(rw) ((rw) >= LB_RW_RANDREAD && (rw) != LB_RW_TRIMWRITE)
 #define LB_RW_IS_TRIMWRITE(rw) ((rw) == LB_RW_TRIMWRITE || (rw) == LB_RW_RANDTRIMWRITE)
 
+/* sync=, in the order of its values: fio's O_SYNC (sync, 1), O_DSYNC */
+enum lb_sync_io { LB_SYNC_NONE, LB_SYNC_SYNC, LB_SYNC_DSYNC, LB_SYNC_0, LB_SYNC_1 };
 /* fallocate=, in the order of its values (1 is posix, 0 none) */
 enum lb_falloc { LB_FALLOC_NATIVE, LB_FALLOC_POSIX, LB_FALLOC_KEEP, LB_FALLOC_TRUNCATE,
                  LB_FALLOC_NONE, LB_FALLOC_1, LB_FALLOC_0 };
@@ -98,6 +100,8 @@ struct lb_job {
     uint32_t fsync;              /* every N writes */
     uint32_t fdatasync;
     bool end_fsync;
+    uint64_t number_ios;         /* I/Os per loop at most (0: no limit) */
+    int sync_io;                 /* sync=: enum lb_sync_io */
     bool overwrite;
     bool create_fsync;
     int fallocate;               /* enum lb_falloc */
@@ -217,6 +221,9 @@ unsigned lb_rw_ddir(int rw);
 bool lb_job_writes_data(const struct lb_job *j);
 /* The job opens its files for writing. */
 bool lb_job_writes(const struct lb_job *j);
+/* Flags a job's files are opened with beyond the access mode: O_DIRECT
+ * (direct), O_SYNC or O_DSYNC (sync). */
+int lb_job_oflags(const struct lb_job *j);
 /* The smallest and the largest block size the job issues in the
  * directions of the mask dirs: bssplit's sizes where it has them, else
  * bs/bsrange's.  UINT32_MAX and 0 when dirs is empty. */

@@ -162,6 +162,9 @@ const struct lb_opt lb_opts[] = {
 #undef GROUP
 #define GROUP "Sync"
     O("fsync", NULL, LB_OPT_U32, fsync, "fsync after every N writes (0: never)"),
+    O("sync", NULL, LB_OPT_ENUM, sync_io,
+      "open the files O_SYNC (sync, 1) or O_DSYNC (dsync): each write is synchronous",
+      .values = "none|sync|dsync|0|1"),
     O("fdatasync", NULL, LB_OPT_U32, fdatasync, "fdatasync after every N writes (0: never)"),
     O("end_fsync", NULL, LB_OPT_BOOL, end_fsync, "fsync the files when the job ends"),
     O("fsync_on_close", NULL, LB_OPT_BOOL, fsync_on_close,
@@ -174,6 +177,8 @@ const struct lb_opt lb_opts[] = {
       "run for the whole runtime, going over the files again"),
     O("ramp_time", NULL, LB_OPT_TIME_S, ramp_time, "run this long before measuring"),
     O("startdelay", NULL, LB_OPT_TIME_S, startdelay, "wait this long before starting"),
+    O("number_ios", NULL, LB_OPT_U64, number_ios,
+      "stop a loop after this many I/Os, if size has not ended it (not time_based)"),
     O("loops", NULL, LB_OPT_U32, loops, "passes over the files", .min = 1),
     O("thinktime", NULL, LB_OPT_TIME_US, thinktime,
       "pause between I/Os"),

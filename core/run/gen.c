@@ -111,6 +111,8 @@ static int files_setup(struct lb_worker *w, struct lb_gen *g)
                 return ret;
         }
     }
+    /* fio's number_ios: I/Os per pass (a loop), none in a time_based job */
+    g->ops_budget = j->number_ios && !j->time_based ? j->number_ios : UINT64_MAX;
     if (j->time_based)
         g->pass_budget = UINT64_MAX;
     else if (j->io_size)

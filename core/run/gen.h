@@ -186,7 +186,7 @@ static inline int lb_gen_core(struct lb_worker *w, struct lb_io *io)
 
     if (__builtin_expect(g->tw_due && g->random, 0))
         return lb_gen_tw_write(w, io);
-    if (__builtin_expect(g->pass_bytes >= g->pass_budget ||
+    if (__builtin_expect(g->pass_bytes >= g->pass_budget || g->pass_ops >= g->ops_budget ||
                          (g->nexh >= g->exh_limit && !g->tw_due), 0)) {
         int r = lb_gen_pass_end(w);
 

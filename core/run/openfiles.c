@@ -303,7 +303,8 @@ static int of_open(struct lb_worker *w, const struct lb_io *io, uint32_t i)
         of_close(w, v);
     }
     ret = j->create_on_open ? of_create(w, f, msg, sizeof(msg)) : 0;
-    fd = ret < 0 ? ret : lb_file_open(f->path, &f->id, w->writes, j->direct, msg, sizeof(msg));
+    fd = ret < 0 ? ret : lb_file_open(f->path, &f->id, w->writes, lb_job_oflags(j), msg,
+                                         sizeof(msg));
     if (fd < 0)
         return of_fail(w, io, -fd, msg);
     f->fd = fd;

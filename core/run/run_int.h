@@ -80,6 +80,7 @@ struct lb_gen {
     bool cur_used;
     uint32_t nexh, exh_limit;    /* files exhausted; the pass ends at exh_limit */
     uint64_t pass_bytes, pass_budget, pass_ops;
+    uint64_t ops_budget;         /* number_ios: a pass ends after so many I/Os */
     uint64_t replay_left;
     bool zoned;                  /* zonemode=strided */
     uint64_t zsize, zrange, zstep;   /* zonesize, zonerange, zonerange + zoneskip */

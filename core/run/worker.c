@@ -131,7 +131,7 @@ static int open_files(struct lb_worker *w)
         return lb_of_setup(w);           /* opened at first use */
     for (unsigned i = 0; i < w->nfiles; i++) {
         struct lb_file *f = &w->files[i];
-        int fd = lb_file_open(f->path, &f->id, w->writes, j->direct, w->setup_msg,
+        int fd = lb_file_open(f->path, &f->id, w->writes, lb_job_oflags(j), w->setup_msg,
                               sizeof(w->setup_msg));
         int ret;
 

@@ -10,7 +10,7 @@
 
 static int open_w(const char *path, const struct lb_file_id *id, char *err)
 {
-    return lb_file_open(path, id, true, false, err, 256);
+    return lb_file_open(path, id, true, 0, err, 256);
 }
 
 int main(void)

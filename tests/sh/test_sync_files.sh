@@ -7,7 +7,8 @@
 # (create_fsync=0: not); end_fsync syncs every file written, reopening
 # those closed since, and counts none of it ("sync" total_ios 0);
 # fsync_on_close syncs a written file at each close unless the last
-# operation was a sync, uncounted too.
+# operation was a sync, uncounted too; sync=1|sync|dsync opens the
+# files O_SYNC or O_DSYNC.
 . "$(dirname "$0")/lib.sh"
 command -v strace >/dev/null || skip "strace is not installed"
 strace -f -e trace=fsync -o /dev/null true 2>/dev/null || skip "strace cannot trace here (ptrace refused)"
@@ -82,6 +83,18 @@ want "fsync_on_close with fsync=4: fsyncs" "$fs" 3
 want "fsync=4: sync total_ios" "$sy" 2
 run "fsync_on_close rw=read" --fsync_on_close=1 --rw=read
 want "fsync_on_close of a read job: fsyncs (the layout's alone)" "$fs" 1
+
+# sync=: the job's files opened O_SYNC (sync, 1) or O_DSYNC (dsync)
+for v in 1:O_SYNC sync:O_SYNC dsync:O_DSYNC 0:none none:none; do
+  rm -f j.*
+  strace -f -qq -e trace=openat -o st "$LUABENCH" fio --name=j --rw=write --bs=4k --size=16k \
+    --sync="${v%%:*}" --output=/dev/null 2>err || fail "sync=${v%%:*}: exit $?: $(cat err)"
+  opens=$(grep '"j\.0\.0", O_RDWR' st) || fail "sync=${v%%:*}: the job never opened j.0.0"
+  case "${v#*:}" in
+    none) case "$opens" in *SYNC*) fail "sync=${v%%:*}: $opens" ;; esac ;;
+    *) contains "$opens" "|${v#*:}|" "sync=${v%%:*}: the open flags" ;;
+  esac
+done
 
 expect_exit 2 "fallocate" "$LUABENCH" fio --name=j --fallocate=sometimes --size=4k
 [ "$(wc -l < "$LB_ERR")" -eq 1 ] || fail "fallocate=sometimes: more than one line: $(cat "$LB_ERR")"
