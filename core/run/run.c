@@ -151,8 +151,11 @@ int lb_run_new(struct lb_run **out, const struct lb_job *jobs, size_t njobs,
     ret = lb_clock_init() ?: run_alloc(&r, njobs);
     for (size_t j = 0; j < njobs && !ret; j++) {
         ret = lb_job_copy(&r->jobs[j], &jobs[j]);
-        if (!ret)
+        if (!ret) {
+            r->exitall |= jobs[j].exitall;
+            r->exitall_on_error |= jobs[j].exitall_on_error;
             r->njobs++;
+        }
     }
     if (ret)
         snprintf(err, errlen, "%s", strerror(-ret));

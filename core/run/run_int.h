@@ -268,6 +268,9 @@ struct lb_flow {
 struct lb_run {
     struct lb_job *jobs;
     size_t njobs;
+    bool exitall;                /* a job says exitall: the first clone to end
+                                    ends the others (fio's exitall_on_terminate) */
+    bool exitall_on_error;       /* a job says exitall_on_error */
     struct lb_jobrun *jr;
     struct lb_worker **w;
     size_t nw, nstarted;

@@ -473,6 +473,10 @@ static void worker_run(struct lb_worker *w)
             lb_measure_begin(w, start);
         }
         end = lb_worker_io(w);
+        if (end == END_ERROR && r->exitall_on_error)
+            lb_run_stop(r, "exitall_on_error");
+        else if (end != END_STOP && r->exitall)
+            lb_run_stop(r, "exitall");
         if (w->flow) {                   /* the others share the flow now */
             atomic_fetch_sub(&w->flow->weight, j->flow);
             atomic_fetch_sub(&w->flow->ios, w->flow_ios);
