@@ -100,6 +100,7 @@ struct lb_job {
     uint32_t fsync;              /* every N writes */
     uint32_t fdatasync;
     bool end_fsync;
+    bool unlink;                 /* remove the job's files (luabench's) when done */
     bool exitall, exitall_on_error;
     uint64_t number_ios;         /* I/Os per loop at most (0: no limit) */
     int sync_io;                 /* sync=: enum lb_sync_io */

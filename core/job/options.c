@@ -129,6 +129,8 @@ const struct lb_opt lb_opts[] = {
       "1 posix, 0 none", .values = "native|posix|keep|truncate|none|1|0"),
     O("create_fsync", NULL, LB_OPT_BOOL, create_fsync,
       "fsync a file after laying it out (default on)"),
+    O("unlink", NULL, LB_OPT_BOOL, unlink,
+      "remove the job's files when the run is over (only files luabench created)"),
     O("create_on_open", NULL, LB_OPT_BOOL, create_on_open,
       "no layout: a missing file is created empty at its first open (reads past its "
       "end are short)"),

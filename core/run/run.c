@@ -481,6 +481,22 @@ static int build_results(struct lb_run *r)
     return ret;
 }
 
+/* fio's unlink: a job's files go once the run is over, luabench's own
+ * only (a file it did not create is kept, and the run's note says so). */
+static void unlink_files(struct lb_run *r)
+{
+    for (size_t i = 0; i < r->nw; i++) {
+        const struct lb_worker *w = r->w[i];
+
+        if (!w->job->unlink || w->nofiles || w->job->readonly)
+            continue;
+        for (unsigned f = 0; f < w->nfiles; f++)
+            if (lb_file_unlink_ours(w->files[f].path) == -EPERM && !r->note[0])
+                snprintf(r->note, sizeof(r->note), "unlink: %s was kept: luabench did "
+                         "not create it", w->files[f].path);
+    }
+}
+
 int lb_run_wait(struct lb_run *r)
 {
     int ret;
@@ -502,6 +518,7 @@ int lb_run_wait(struct lb_run *r)
     pthread_mutex_unlock(&r->mu);
     r->t_end = lb_clock_now();
     ret = build_results(r);
+    unlink_files(r);
     r->phase = RUN_WAITED;
     return r->op_err ? -r->op_err : ret;
 }
