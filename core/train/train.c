@@ -555,15 +555,17 @@ static int read_batch(struct reader *rd, uint64_t b)
     return 0;
 }
 
-/* Puts a batch in the queue; waits while the queue is full. */
+/* Puts a batch in the queue; waits while the queue is full.  The signal
+ * comes after the unlock: a woken accelerator does not find the lock
+ * still held and sleep on it a second time. */
 static void batch_ready(struct train_run *r, struct loader *ld)
 {
     pthread_mutex_lock(&ld->mu);
     while (ld->ready >= r->cfg->prefetch && !atomic_load(&r->stop))
         pthread_cond_wait(&ld->room_cv, &ld->mu);
     ld->ready++;
-    pthread_cond_signal(&ld->ready_cv);
     pthread_mutex_unlock(&ld->mu);
+    pthread_cond_signal(&ld->ready_cv);
 }
 
 static void *reader_main(void *arg)
@@ -935,11 +937,11 @@ static int batch_take(struct train_run *r, struct loader *ld)
     while (ld->ready == 0 && ld->readers_left && !atomic_load(&r->stop))
         pthread_cond_wait(&ld->ready_cv, &ld->mu);
     int got = ld->ready > 0 && !atomic_load(&r->stop);
-    if (got) {
+    if (got)
         ld->ready--;
-        pthread_cond_signal(&ld->room_cv);
-    }
     pthread_mutex_unlock(&ld->mu);
+    if (got)
+        pthread_cond_signal(&ld->room_cv);  /* after the unlock, as above */
     return got;
 }
 
