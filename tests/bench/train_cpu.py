@@ -13,8 +13,9 @@ stat per file; the loop's list) is measured by a run of about no sample
 (lb.train: one step of one epoch; the loop: 0 epochs) in the same round and
 taken off, so the figure is the marginal CPU per sample:
 (cpu(N samples) - cpu(start-up)) / (N - samples of the start-up run).
-Runs of lb.train and of the loop alternate, round after round; each round
-prints its ratio and the table the medians.  lb.train runs one accelerator,
+Each round runs every workload, lb.train and the loop back to back (which
+of them first alternates by round); each round prints its ratios and the
+table the medians.  lb.train runs one accelerator,
 compute_time 0, no shuffle, prefetch 2; its reader threads are --threads,
 and the loop runs as many threads.  --strace prints, per side, the open,
 pread and close calls per sample of a small run under strace -f -c.
@@ -130,48 +131,55 @@ def main():
     subprocess.run(["cc", "-O2", "-pthread", "-o", loop, os.path.join(HERE, "pread_loop.c")],
                    check=True)
     print(f"# {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())}, load {os.getloadavg()}")
-    table = []
+    names = a.only.split(",")
+    sets = {}
+    for name in names:                  # lay out, warm, trace
+        w = WORKLOADS[name]
+        size, files = w[0], w[1]
+        data = os.path.join(a.dir, name.split("-")[0])
+        lay_out(a.luabench, data, w)
+        listfile = os.path.join(a.dir, f"{name.split('-')[0]}.list")
+        with open(listfile, "w") as fh:
+            fh.write("\n".join(sorted(glob.glob(f"{data}/img_*.dat"))) + "\n")
+        for p in sorted(glob.glob(f"{data}/img_*.dat")):  # the page cache warm
+            with open(p, "rb") as fh:
+                fh.read()
+        sets[name] = (w, data, listfile)
+        if a.strace:
+            e = max(1, 1024 // files)           # ld.so's preads well under 1 %
+            print(f"{name} strace lb  :", strace_counts(
+                lb_cmd(a.luabench, data, w, a.threads, e), files * e, size, e))
+            print(f"{name} strace bare:", strace_counts(
+                bare_cmd(loop, listfile, w, a.threads, e), files * e, size))
+    res = {name: ([], [], []) for name in names}    # lb, bare, ratio
     try:
-        for name in a.only.split(","):
-            w = WORKLOADS[name]
-            size, files, batch, epochs = w
-            data = os.path.join(a.dir, name.split("-")[0])
-            lay_out(a.luabench, data, w)
-            listfile = os.path.join(a.dir, f"{name.split('-')[0]}.list")
-            with open(listfile, "w") as fh:
-                fh.write("\n".join(sorted(glob.glob(f"{data}/img_*.dat"))) + "\n")
-            for p in sorted(glob.glob(f"{data}/img_*.dat")):  # the page cache warm
-                with open(p, "rb") as fh:
-                    fh.read()
-            if a.strace:
-                e = max(1, 1024 // files)       # ld.so's preads well under 1 %
-                print(f"{name} strace lb  :", strace_counts(
-                    lb_cmd(a.luabench, data, w, a.threads, e), files * e, size, e))
-                print(f"{name} strace bare:", strace_counts(
-                    bare_cmd(loop, listfile, w, a.threads, e), files * e, size))
-            ratios, lbs, bares = [], [], []
-            for rnd in range(a.rounds):
-                n0, _, c0 = run_lb(a.luabench, data, w, a.threads, 1, steps=1)
-                n1, wall1, c1 = run_lb(a.luabench, data, w, a.threads, epochs)
-                lbl = dict(LAST)
-                m0, _, d0 = run_bare(loop, listfile, w, a.threads, 0)
-                m1, wall2, d1 = run_bare(loop, listfile, w, a.threads, epochs)
-                bl = dict(LAST)
+        for rnd in range(a.rounds):     # each round runs every workload
+            for name in names:
+                w, data, listfile = sets[name]
+                epochs = w[3]
+                sides = [("lb", lambda: run_lb(a.luabench, data, w, a.threads, 1, steps=1),
+                          lambda: run_lb(a.luabench, data, w, a.threads, epochs)),
+                         ("bare", lambda: run_bare(loop, listfile, w, a.threads, 0),
+                          lambda: run_bare(loop, listfile, w, a.threads, epochs))]
+                got = {}
+                for side, start, full in sides[::1 if rnd % 2 == 0 else -1]:  # either first
+                    n0, _, c0 = start()
+                    n1, wall, c1 = full()
+                    got[side] = ((c1 - c0) / (n1 - n0) * 1e6, n1, wall, c0, c1, dict(LAST))
+                (lbu, n1, wall1, c0, c1, lbl), (bu, m1, wall2, d0, d1, bl) = got["lb"], got["bare"]
                 if n1 != m1:
                     raise RuntimeError(f"samples differ: lb {n1}, loop {m1}")
-                lbu = (c1 - c0) / (n1 - n0) * 1e6
-                bu = (d1 - d0) / (m1 - m0) * 1e6
-                lbs.append(lbu)
-                bares.append(bu)
-                ratios.append(lbu / bu)
+                for lst, v in zip(res[name], (lbu, bu, lbu / bu)):
+                    lst.append(v)
                 print(f"{name} round {rnd + 1}: lb {lbu:.2f} us/sample ({c1:.2f} s - {c0:.2f} s,"
                       f" {n1} samples, {wall1:.2f} s wall), bare {bu:.2f} us/sample ({d1:.2f} s -"
                       f" {d0:.2f} s, {wall2:.2f} s wall), lb/bare {lbu / bu:.3f}; usr+sys lb"
                       f" {lbl['usr']:.2f}+{lbl['sys']:.2f} bare {bl['usr']:.2f}+{bl['sys']:.2f},"
                       f" switches/sample lb {lbl['csw'] / n1:.3f} bare {bl['csw'] / m1:.3f},"
                       f" load {os.getloadavg()[0]:.1f}", flush=True)
-            if not ratios:
-                continue
+        table = []
+        for name in names if a.rounds else []:
+            (size, files, batch, epochs), (lbs, bares, ratios) = WORKLOADS[name], res[name]
             table.append((name, size, files, batch, epochs, statistics.median(lbs),
                           statistics.median(bares), statistics.median(ratios),
                           min(ratios), max(ratios)))
