@@ -8,7 +8,11 @@
  * numbers from their loader's atomic counter and read the batch's samples
  * with pread on descriptors kept open (packed files) or open/pread/close
  * (a file per sample); the only lock is the loader's, taken once per
- * batch to queue it.  Accelerators take a batch from their loader, compute
+ * batch to queue it.  An accelerator with no batch to take sleeps on a
+ * futex, not on a condition variable: glibc's pthread_cond_wait returns
+ * with the mutex marked contended, so every take would cost one more
+ * system call (a futex wake at the unlock) than the handoff needs.
+ * Accelerators take a batch from their loader, compute
  * (sleep or spin) for compute_time, meet at the barrier, and keep DLIO's
  * per-block sums.  The calling thread waits and reports progress.
  */
@@ -23,8 +27,10 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/futex.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 
 #include "base/clock.h"
 #include "base/files.h"
@@ -48,8 +54,11 @@ struct loader {                  /* one accelerator's input pipeline, or
     uint64_t nbatches;           /* read per epoch */
     struct lb_perm perm;         /* shuffle=sample: the order inside */
     _Atomic uint64_t next;       /* next batch to read */
-    pthread_mutex_t mu;          /* ready, readers_left */
-    pthread_cond_t ready_cv, room_cv;
+    pthread_mutex_t mu;          /* ready, readers_left, takers */
+    _Atomic uint32_t took_seq;   /* futex: bumped (mu held) when a batch
+                                    is queued, readers end or the run stops */
+    unsigned takers;             /* accelerators asleep on took_seq */
+    pthread_cond_t room_cv;
     uint64_t ready;              /* batches read and not yet taken */
     unsigned readers_left;       /* readers still reading this epoch */
     uint32_t k;                  /* shard: its accelerator */
@@ -169,6 +178,33 @@ void lb_train_cfg_init(struct lb_train_cfg *c)
 
 /* ---- failures and stopping ---- */
 
+/* ---- the accelerators' wait for a batch ---- */
+
+/* Something an accelerator waits for happened (ld->mu held); the
+ * return value goes to taker_wake once the lock is let go. */
+static unsigned taker_note(struct loader *ld)
+{
+    atomic_fetch_add_explicit(&ld->took_seq, 1, memory_order_release);
+    return ld->takers;
+}
+
+static void taker_wake(struct loader *ld, unsigned asleep, int all)
+{
+    if (asleep)
+        syscall(SYS_futex, &ld->took_seq, FUTEX_WAKE_PRIVATE, all ? INT_MAX : 1, NULL, NULL, 0);
+}
+
+/* Sleeps until taker_note (ld->mu held on entry and on return). */
+static void taker_sleep(struct loader *ld)
+{
+    uint32_t seq = atomic_load_explicit(&ld->took_seq, memory_order_acquire);
+    ld->takers++;
+    pthread_mutex_unlock(&ld->mu);
+    syscall(SYS_futex, &ld->took_seq, FUTEX_WAIT_PRIVATE, seq, NULL, NULL, 0);
+    pthread_mutex_lock(&ld->mu);
+    ld->takers--;
+}
+
 /* Stops the loaders; the caller wakes the barrier. */
 static void stop_loaders(struct train_run *r)
 {
@@ -176,10 +212,11 @@ static void stop_loaders(struct train_run *r)
     for (uint32_t i = 0; r->ld && i < r->nloaders; i++) {
         struct loader *ld = &r->ld[i];
         pthread_mutex_lock(&ld->mu);
-        pthread_cond_broadcast(&ld->ready_cv);
+        unsigned asleep = taker_note(ld);
         pthread_cond_broadcast(&ld->room_cv);
         pthread_cond_broadcast(&ld->pass_cv);
         pthread_mutex_unlock(&ld->mu);
+        taker_wake(ld, asleep, 1);
     }
 }
 
@@ -555,15 +592,18 @@ static int read_batch(struct reader *rd, uint64_t b)
     return 0;
 }
 
-/* Puts a batch in the queue; waits while the queue is full. */
+/* Puts a batch in the queue; waits while the queue is full.  The wake
+ * comes after the unlock: a woken accelerator does not find the lock
+ * still held and sleep on it a second time. */
 static void batch_ready(struct train_run *r, struct loader *ld)
 {
     pthread_mutex_lock(&ld->mu);
     while (ld->ready >= r->cfg->prefetch && !atomic_load(&r->stop))
         pthread_cond_wait(&ld->room_cv, &ld->mu);
     ld->ready++;
-    pthread_cond_signal(&ld->ready_cv);
+    unsigned asleep = taker_note(ld);
     pthread_mutex_unlock(&ld->mu);
+    taker_wake(ld, asleep, 0);
 }
 
 static void *reader_main(void *arg)
@@ -578,9 +618,9 @@ static void *reader_main(void *arg)
         batch_ready(r, ld);
     }
     pthread_mutex_lock(&ld->mu);
-    if (--ld->readers_left == 0)
-        pthread_cond_broadcast(&ld->ready_cv);  /* nothing more will come */
+    unsigned asleep = --ld->readers_left == 0 ? taker_note(ld) : 0;
     pthread_mutex_unlock(&ld->mu);
+    taker_wake(ld, asleep, 1);          /* nothing more will come */
     lb_thread_cpu_add(&rd->cpu.usr_ns, &rd->cpu.sys_ns);
     thread_done(r);
     return NULL;
@@ -631,7 +671,7 @@ static void tf_batch(struct reader *rd, struct loader *ld, uint64_t n)
         pthread_cond_wait(&ld->room_cv, &ld->mu);
     ld->ready++;
     atomic_fetch_add_explicit(&rd->samples, n, memory_order_relaxed);
-    pthread_cond_signal(&ld->ready_cv);
+    taker_wake(ld, taker_note(ld), 0);  /* the taker then waits for ld->mu */
 }
 
 /* Sample s leaves the shuffle buffer into the batch being made. */
@@ -815,10 +855,10 @@ static void *tf_reader_main(void *arg)
     pthread_mutex_lock(&ld->mu);
     if (ld->readers_left == 1 && !atomic_load(&r->stop))
         tf_drain(rd, ld);
-    if (--ld->readers_left == 0)
-        pthread_cond_broadcast(&ld->ready_cv);
+    unsigned asleep = --ld->readers_left == 0 ? taker_note(ld) : 0;
     pthread_cond_broadcast(&ld->pass_cv);       /* one fewer to wait for */
     pthread_mutex_unlock(&ld->mu);
+    taker_wake(ld, asleep, 1);
     lb_thread_cpu_add(&rd->cpu.usr_ns, &rd->cpu.sys_ns);
     thread_done(r);
     return NULL;
@@ -933,13 +973,13 @@ static int batch_take(struct train_run *r, struct loader *ld)
 {
     pthread_mutex_lock(&ld->mu);
     while (ld->ready == 0 && ld->readers_left && !atomic_load(&r->stop))
-        pthread_cond_wait(&ld->ready_cv, &ld->mu);
+        taker_sleep(ld);
     int got = ld->ready > 0 && !atomic_load(&r->stop);
-    if (got) {
+    if (got)
         ld->ready--;
-        pthread_cond_signal(&ld->room_cv);
-    }
     pthread_mutex_unlock(&ld->mu);
+    if (got)
+        pthread_cond_signal(&ld->room_cv);  /* after the unlock, as above */
     return got;
 }
 
@@ -1276,7 +1316,6 @@ static int run_alloc(struct train_run *r)
         ld->run = r;
         ld->k = i;
         pthread_mutex_init(&ld->mu, NULL);
-        pthread_cond_init(&ld->ready_cv, NULL);
         pthread_cond_init(&ld->room_cv, NULL);
         pthread_cond_init(&ld->pass_cv, NULL);
     }
@@ -1353,7 +1392,6 @@ static void run_release(struct train_run *r)
         free(r->ld[i].batch);
         pthread_cond_destroy(&r->ld[i].pass_cv);
         pthread_mutex_destroy(&r->ld[i].mu);
-        pthread_cond_destroy(&r->ld[i].ready_cv);
         pthread_cond_destroy(&r->ld[i].room_cv);
     }
     free(r->ld);

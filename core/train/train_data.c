@@ -73,20 +73,55 @@ static uint64_t dataset_subdirs(const struct lb_train_cfg *c)
 static const char *const extensions[] = {".dat", ".npz", ".tfrecord", ".hdf5"};
 static const char *const container_names[] = {"raw", "npz", "tfrecord", "hdf5"};
 
+/* lb_train_path's pieces: each appends to buf[*n ..] whole where it fits
+ * (len > *n + the piece), else not at all; *n counts it either way.
+ * Readers name a file per sample: these cost a fraction of snprintf's. */
+static void put_str(char *buf, size_t len, size_t *n, const char *s)
+{
+    size_t k = strlen(s);
+    if (*n + k < len)
+        memcpy(buf + *n, s, k + 1);
+    *n += k;
+}
+
+static void put_num(char *buf, size_t len, size_t *n, unsigned long long v, int width)
+{
+    char d[24];
+    size_t k = 0;
+    do
+        d[k++] = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
+    while (k < (size_t)width)
+        d[k++] = '0';
+    if (*n + k < len) {
+        for (size_t i = 0; i < k; i++)
+            buf[*n + i] = d[k - 1 - i];
+        buf[*n + k] = 0;
+    }
+    *n += k;
+}
+
 int lb_train_path(const struct lb_train_cfg *c, uint64_t f, char *buf, size_t len)
 {
-    int packed = c->format == LB_TRAIN_PACKED, n;
-    const char *pre = packed ? "shard_" : "img_", *ext = extensions[c->container];
-    unsigned long long sub = 0, i = (unsigned long long)f;
-    if (c->paths)
-        n = snprintf(buf, len, "%s", c->paths[f]);
-    else if (!dataset_subdirs(c))
-        n = snprintf(buf, len, "%s/%s%0*llu%s", c->dir, pre, packed ? 4 : 6, i, ext);
-    else {
-        sub = c->num_subfolders ? f % c->num_subfolders : f / LB_DATASET_FANOUT;
-        n = snprintf(buf, len, "%s/d%04llu/%s%0*llu%s", c->dir, sub, pre, packed ? 4 : 6, i, ext);
+    int packed = c->format == LB_TRAIN_PACKED;
+    size_t n = 0;
+    if (len == 0)
+        return -ENAMETOOLONG;
+    buf[0] = 0;
+    if (c->paths) {
+        put_str(buf, len, &n, c->paths[f]);
+        return n < len ? (int)n : -ENAMETOOLONG;
     }
-    return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : n;
+    put_str(buf, len, &n, c->dir);
+    if (dataset_subdirs(c)) {
+        uint64_t sub = c->num_subfolders ? f % c->num_subfolders : f / LB_DATASET_FANOUT;
+        put_str(buf, len, &n, "/d");
+        put_num(buf, len, &n, (unsigned long long)sub, 4);
+    }
+    put_str(buf, len, &n, packed ? "/shard_" : "/img_");
+    put_num(buf, len, &n, (unsigned long long)f, packed ? 4 : 6);
+    put_str(buf, len, &n, extensions[c->container]);
+    return n < len && n <= INT_MAX ? (int)n : -ENAMETOOLONG;
 }
 
 void lb_dataset_shape(const struct lb_dataset *d, uint64_t f, struct lb_fmt_shape *s)

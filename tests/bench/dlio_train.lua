@@ -12,6 +12,7 @@ local r = lb.train{
   compute_time = (a.compute_time or "0") .. "s", epochs = num("epochs", 1),
   accelerators = num("accelerators", 1), shuffle = a.shuffle or "none",
   prefetch = num("prefetch", 2),
+  total_training_steps = a.total_training_steps and math.tointeger(tonumber(a.total_training_steps)),
 }
 local e = r.epochs or {}
 local t = 0

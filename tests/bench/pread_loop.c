@@ -5,9 +5,12 @@
  * file, the zip end records, central directory, local header, name and
  * .npy header), reads the whole file front to back in CHUNK-byte preads
  * and closes it, nothing else: no shuffle, no queue, no timing, no
- * parsing.
+ * parsing.  With SIZE (> 0) it reads as lb.train reads a raw sample
+ * instead: open, SIZE bytes at the sample's offset (its index in the file
+ * times SIZE) in CHUNK-byte preads, close; no seek, no small reads, no
+ * read at the end of the file.
  *
- *   pread_loop LIST SAMPLES_PER_FILE THREADS EPOCHS [CHUNK [SMALL]]
+ *   pread_loop LIST SAMPLES_PER_FILE THREADS EPOCHS [CHUNK [SMALL [SIZE]]]
  *
  * LIST holds one path a line.  Prints "samples=N bytes=B" on stdout; the
  * caller measures the CPU of the process (getrusage of the child). */
@@ -23,16 +26,30 @@
 #include <unistd.h>
 
 static char **paths;
-static uint64_t nfiles, spf, epochs, chunk = 256 * 1024, small;
+static uint64_t nfiles, spf, epochs, chunk = 256 * 1024, small, size;
 static atomic_uint_fast64_t next_sample;
 static atomic_uint_fast64_t total_bytes;
+
+/* SIZE bytes at off in CHUNK-byte preads: the bytes read, or -1. */
+static ssize_t read_raw(int fd, char *buf, uint64_t off)
+{
+    uint64_t done = 0;
+    while (done < size) {
+        uint64_t want = size - done < chunk ? size - done : chunk;
+        ssize_t got = pread(fd, buf, want, (off_t)(off + done));
+        if (got <= 0)
+            return -1;
+        done += (uint64_t)got;
+    }
+    return (ssize_t)done;
+}
 
 static void *reader(void *arg)
 {
     (void)arg;
-    char *buf = malloc(chunk);
+    char *buf = NULL;                   /* aligned as lb.train's buffer */
     uint64_t bytes = 0, n = nfiles * spf * epochs;
-    if (buf == NULL)
+    if (posix_memalign((void **)&buf, 4096, chunk) != 0)
         return (void *)1;
     for (;;) {
         uint64_t s = atomic_fetch_add(&next_sample, 1);
@@ -43,6 +60,16 @@ static void *reader(void *arg)
         if (fd < 0) {
             fprintf(stderr, "pread_loop: open %s: %s\n", p, strerror(errno));
             exit(1);
+        }
+        if (size) {
+            ssize_t got = read_raw(fd, buf, (s % spf) * size);
+            if (got < 0) {
+                fprintf(stderr, "pread_loop: read %s: short or failed\n", p);
+                exit(1);
+            }
+            bytes += (uint64_t)got;
+            close(fd);
+            continue;
         }
         off_t off = 0;
         ssize_t got = lseek(fd, 0, SEEK_END) < 0 ? -1 : 0;
@@ -65,7 +92,7 @@ static void *reader(void *arg)
 int main(int argc, char **argv)
 {
     if (argc < 5) {
-        fprintf(stderr, "usage: pread_loop LIST SAMPLES_PER_FILE THREADS EPOCHS [CHUNK [SMALL]]\n");
+        fprintf(stderr, "usage: pread_loop LIST SAMPLES_PER_FILE THREADS EPOCHS [CHUNK [SMALL [SIZE]]]\n");
         return 2;
     }
     FILE *f = fopen(argv[1], "r");
@@ -80,6 +107,8 @@ int main(int argc, char **argv)
         chunk = strtoull(argv[5], NULL, 10);
     if (argc > 6)
         small = strtoull(argv[6], NULL, 10);
+    if (argc > 7)
+        size = strtoull(argv[7], NULL, 10);
     if (spf == 0 || threads == 0 || chunk == 0) {    /* EPOCHS 0: the start-up alone */
         fprintf(stderr, "pread_loop: SAMPLES_PER_FILE, THREADS and CHUNK must be > 0\n");
         return 2;
