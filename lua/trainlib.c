@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bigmem.h"
 #include "hist.h"
 #include "meta.h"
 #include "train.h"
@@ -25,6 +26,7 @@
 #include "result.h"
 
 #define TRAIN_GUARD "lb.train.guard"
+#define PATHS_GUARD "lb.train.paths"
 #define META_GUARD "lb.meta.guard"
 #define CLUSTER_GUARD "lb.train.cluster"
 
@@ -327,8 +329,24 @@ static void get_checkpoint(struct fields *f, struct lb_train_cfg *c)
     lua_pop(f->L, 1);
 }
 
+static void *new_guarded(lua_State *L, size_t size, const char *mt);
+
+struct path_array {              /* dir= a list: the paths for the core */
+    const char **v;
+    size_t n;
+};
+
+static int paths_guard_gc(lua_State *L)
+{
+    struct path_array *a = luaL_checkudata(L, 1, PATHS_GUARD);
+    lb_big_free(a->v, a->n * sizeof *a->v);
+    a->v = NULL;
+    return 0;
+}
+
 /* dir= a list of files, or a glob: an array of their paths, anchored in
- * a table left on the stack (the strings) and a userdata (the array). */
+ * a table left on the stack (the strings) and a userdata (the array, on
+ * huge pages: ten million paths fill 80 MB). */
 static const char *const *dataset_paths(struct fields *f, uint64_t *n)
 {
     lua_State *L = f->L;
@@ -352,7 +370,11 @@ static const char *const *dataset_paths(struct fields *f, uint64_t *n)
     size_t len = lua_rawlen(L, t);
     if (len == 0)
         bad(f, "dir", "a directory, a glob or a non-empty list of files");
-    const char **v = lua_newuserdatauv(L, len * sizeof *v, 0);
+    struct path_array *a = new_guarded(L, sizeof *a, PATHS_GUARD);
+    const char **v = a->v = lb_big_alloc(len * sizeof *v);
+    if (v == NULL)
+        luaL_error(L, "%s: not enough memory for %I paths", f->fn, (lua_Integer)len);
+    a->n = len;
     for (size_t i = 0; i < len; i++) {
         lua_rawgeti(L, t, (lua_Integer)i + 1);
         if (lua_type(L, -1) != LUA_TSTRING)
@@ -776,6 +798,7 @@ static void guard_metatable(lua_State *L, const char *name, lua_CFunction gc)
 int lb_train_open(lua_State *L)
 {
     guard_metatable(L, TRAIN_GUARD, train_guard_gc);
+    guard_metatable(L, PATHS_GUARD, paths_guard_gc);
     guard_metatable(L, META_GUARD, meta_guard_gc);
     guard_metatable(L, CLUSTER_GUARD, cluster_guard_gc);
     lua_pushcfunction(L, l_train);

@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/futex.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -45,6 +46,13 @@
 #define CKPT_BUF (1u << 20)
 
 #define READ_CHUNK (16u << 20)      /* larger samples: several preads */
+#define STACK_BYTES (256u << 10)    /* per thread: the readers' deepest calls
+                                       (zlib, the file marks) use a few KiB */
+#define STACK_SYNC (2u << 20)       /* ranks: the exchange (MPI) runs on an
+                                       accelerator's thread */
+#define STACK_GUARD 4096u
+#define STACKS_MAX 16384u           /* more threads: glibc's stacks (each
+                                       guard is a mapping of its own) */
 #define CONTAINER_BUF (320u << 10)  /* a zip's tail search, 256 KiB reads */
 
 struct loader {                  /* one accelerator's input pipeline, or
@@ -81,8 +89,10 @@ struct loader {                  /* one accelerator's input pipeline, or
 struct reader {
     struct train_run *run;
     struct loader *ld;
-    char *buf;                   /* up to READ_CHUNK bytes, 4 KiB aligned */
+    char *buf;                   /* up to READ_CHUNK bytes, 4 KiB aligned,
+                                    made on the first read (reader_room) */
     uint64_t buflen;
+    uint64_t want;               /* bytes of buf before the first read */
     struct lb_rng rng;           /* preprocess_time draws */
     struct lb_hist *read;        /* ns per sample */
     _Atomic uint64_t samples;    /* over the run; read by progress */
@@ -93,6 +103,7 @@ struct reader {
     uint64_t *recs;              /* tfrecord: records of the last read */
     size_t nrecs, caprecs;
     uint64_t file;               /* tfrecord: the file being streamed */
+    uint64_t frecs;              /* tfrecord: its records so far */
     int oom;                     /* tfrecord: a record list could not grow */
     char path[PATH_MAX];
 };
@@ -141,6 +152,10 @@ struct train_run {
     unsigned running;            /* threads not yet finished */
     pthread_t *th;
     unsigned nth;
+    char *stacks;                /* thread stacks (stacks_make), or NULL */
+    size_t stack_slot;           /* bytes per thread, its guard page first */
+    unsigned nstacks, nstacks_want;
+    int stacks_tried;
     int err;                     /* first failure, -errno */
     struct reader *rd;
     uint32_t nreaders;
@@ -300,10 +315,54 @@ static void ranks_settle(struct train_run *r)
 
 /* ---- threads ---- */
 
+/* Thread stacks: one mapping for all the threads alive at once (an
+ * epoch's readers and accelerators), a guard page under each, made on
+ * the first start and kept for the run.  glibc maps, guards and (beyond
+ * its small cache) unmaps a stack per thread, and on a VM those calls
+ * cost several times the clone itself: thousands of loaders would spend
+ * most of their start there.  Without the mapping (too many threads for
+ * the map count, say), glibc's stacks of the same size. */
+static void stacks_make(struct train_run *r)
+{
+    size_t slot = r->cfg->sync ? STACK_SYNC : STACK_BYTES, n = r->nstacks_want;
+    r->stacks_tried = 1;
+    if (n == 0 || n > STACKS_MAX)
+        return;
+    char *m = mmap(NULL, n * slot, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+    if (m == MAP_FAILED)
+        return;
+    for (size_t i = 0; i < n; i++)
+        if (mprotect(m + i * slot, STACK_GUARD, PROT_NONE) < 0) {
+            munmap(m, n * slot);
+            return;
+        }
+    r->stacks = m;
+    r->stack_slot = slot;
+    r->nstacks = (unsigned)n;
+}
+
+/* r->mu held. */
+static int thread_start(struct train_run *r, void *(*fn)(void *), void *arg)
+{
+    pthread_attr_t at;
+    if (!r->stacks_tried)
+        stacks_make(r);
+    pthread_attr_init(&at);
+    if (r->stacks && r->nth < r->nstacks)
+        pthread_attr_setstack(&at, r->stacks + (size_t)r->nth * r->stack_slot + STACK_GUARD,
+                              r->stack_slot - STACK_GUARD);
+    else
+        pthread_attr_setstacksize(&at, r->cfg->sync ? STACK_SYNC : STACK_BYTES);
+    int rc = pthread_create(&r->th[r->nth], &at, fn, arg);
+    pthread_attr_destroy(&at);
+    return rc;
+}
+
 static int spawn(struct train_run *r, void *(*fn)(void *), void *arg)
 {
     pthread_mutex_lock(&r->mu);
-    int rc = pthread_create(&r->th[r->nth], NULL, fn, arg);
+    int rc = thread_start(r, fn, arg);
     if (rc == 0) {
         r->nth++;
         r->running++;
@@ -405,16 +464,20 @@ static int layout(struct train_run *r)
                                        res->err, sizeof res->err);
     if (rc == -ESTALE)
         res->layout_refused = 1;
-    if (rc == 0)
+    /* this rank's files are f = i * R + rank; those below data.trusted
+     * are taken as the record says, unchecked */
+    uint64_t R = ranks_of(r->cfg), me = rank_of(r->cfg), trusted = r->data.trusted;
+    uint64_t mine = (r->cfg->files - me + R - 1) / R;
+    uint64_t first = trusted > me ? (trusted - me + R - 1) / R : 0;
+    if (rc == 0 && first < mine)
         rc = lb_dataset_mkdirs(&r->data, res->err, sizeof res->err);
     if (rc < 0)
         return rc;
-    atomic_store(&r->next, 0);
-    for (uint32_t i = 0; i < r->cfg->read_threads; i++)
+    atomic_store(&r->next, first);
+    for (uint32_t i = 0; first < mine && i < r->cfg->read_threads; i++)
         if (spawn(r, layout_main, &r->rd[i]) < 0)
             break;
-    uint64_t R = ranks_of(r->cfg), mine = (r->cfg->files - rank_of(r->cfg) + R - 1) / R;
-    wait_threads(r, "layout", layout_done, mine);
+    wait_threads(r, "layout", layout_done, first < mine ? mine - first : 0);
     for (uint32_t i = 0; i < r->cfg->read_threads; i++) {
         res->laid_out_files += r->rd[i].samples;
         res->laid_out_bytes += r->rd[i].bytes;
@@ -528,24 +591,66 @@ static int read_container(struct reader *rd, uint64_t s, uint64_t *len, uint64_t
     return rc;
 }
 
-/* Reads sample s: pread on the kept descriptor, or open/pread/close. */
+/* The reader's buffer holds at least want bytes (at most READ_CHUNK): made
+ * by the reader itself on its first read, so that thousands of loaders
+ * cost nothing until they read, and grown as a list's larger files come. */
+static int reader_room(struct reader *rd, uint64_t want)
+{
+    want = want < READ_CHUNK ? want : READ_CHUNK;
+    want = want ? (want + 4095) & ~4095ull : 4096;
+    if (rd->buf && rd->buflen >= want)
+        return 0;
+    free(rd->buf);
+    rd->buflen = 0;
+    if (posix_memalign((void **)&rd->buf, 4096, want)) {
+        rd->buf = NULL;
+        return -ENOMEM;
+    }
+    rd->buflen = want;
+    rd->io.buf = rd->buf;
+    rd->io.buflen = rd->buflen;
+    return 0;
+}
+
+/* Reads sample s: pread on the kept descriptor, or open/pread/close; an
+ * existing dataset's file is sized by fstat as it is first opened. */
 static int read_sample(struct reader *rd, uint64_t s, uint64_t *len, uint64_t *own)
 {
     struct train_run *r = rd->run;
-    uint64_t f, off;
+    uint64_t f = s / r->cfg->samples_per_file, off = 0;
+    int opened;
     if (r->cfg->container != LB_TRAIN_RAW)
         return read_container(rd, s, len, own);
-    lb_dataset_locate(&r->data, s, &f, &off, len);
-    *own = *len;
-    if (r->data.fds)
-        return pread_sample(rd, r->data.fds[f], *len, off);
-    lb_train_path(r->cfg, f, rd->path, sizeof rd->path);
-    int fd = open(rd->path, r->data.oflags);
+    int fd = lb_dataset_fd(&r->data, f, rd->path, sizeof rd->path, &opened);
     if (fd < 0)
-        return -errno;
-    int rc = pread_sample(rd, fd, *len, off);
-    close(fd);
+        return fd;
+    int rc = r->data.sizes ? lb_dataset_size(&r->data, f, fd, rd->io.msg, sizeof rd->io.msg) : 0;
+    if (rc == 0) {
+        lb_dataset_locate(&r->data, s, &f, &off, len);
+        *own = *len;
+        rc = reader_room(rd, *len);
+    }
+    if (rc == 0)
+        rc = pread_sample(rd, fd, *len, off);
+    if (rc == -ENODATA)
+        snprintf(rd->io.msg, sizeof rd->io.msg, "the file ends before byte %llu, the end of "
+                 "its sample", (unsigned long long)(off + *len));
+    if (opened)
+        close(fd);
     return rc;
+}
+
+/* A file of a layout taken on its record's word that is not there as
+ * recorded: the record names what was laid out, relayout=1 the way out. */
+static void untrusted_hint(struct train_run *r, uint64_t f, int err, char *msg, size_t len)
+{
+    size_t n = strlen(msg);
+    if (r->cfg->paths || f >= r->data.trusted ||
+        (err != -ENOENT && err != -ENODATA && err != -EILSEQ) || n >= len)
+        return;
+    snprintf(msg + n, len - n, " (laid out by an earlier run, as the record in %.200s says; "
+             "relayout=1 checks every file and lays out again what is missing or short)",
+             r->cfg->dir);
 }
 
 static void read_failed(struct reader *rd, uint64_t s, int err)
@@ -554,12 +659,12 @@ static void read_failed(struct reader *rd, uint64_t s, int err)
     uint64_t f = s / r->cfg->samples_per_file;
     char msg[sizeof r->res->err];
     lb_train_path(r->cfg, f, rd->path, sizeof rd->path);
-    if (rd->io.msg[0]) {
+    if (rd->io.msg[0])
         snprintf(msg, sizeof msg, "read %.300s: %.200s", rd->path, rd->io.msg);
-        run_fail(r, err, msg, NULL, NULL);
-        return;
-    }
-    run_fail(r, err, NULL, "read", rd->path);
+    else
+        lb_file_errmsg(msg, sizeof msg, "read", rd->path, err);
+    untrusted_hint(r, f, err, msg, sizeof msg);
+    run_fail(r, err, msg, NULL, NULL);
 }
 
 static int read_batch(struct reader *rd, uint64_t b)
@@ -606,12 +711,22 @@ static void batch_ready(struct train_run *r, struct loader *ld)
     taker_wake(ld, asleep, 0);
 }
 
+/* The buffer before the first read; a failure stops the run. */
+static int reader_start(struct reader *rd)
+{
+    if (reader_room(rd, rd->want) == 0)
+        return 0;
+    run_fail(rd->run, -ENOMEM, "not enough memory for a reader's buffer", NULL, NULL);
+    return -ENOMEM;
+}
+
 static void *reader_main(void *arg)
 {
     struct reader *rd = arg;
     struct train_run *r = rd->run;
     struct loader *ld = rd->ld;
-    while (!atomic_load_explicit(&r->stop, memory_order_relaxed)) {
+    int rc = reader_start(rd);
+    while (rc == 0 && !atomic_load_explicit(&r->stop, memory_order_relaxed)) {
         uint64_t b = atomic_fetch_add(&ld->next, 1);
         if (b >= ld->nbatches || read_batch(rd, b) < 0)
             break;
@@ -761,6 +876,7 @@ static void tf_record(void *arg, uint64_t i, uint64_t len)
     const struct lb_train_cfg *c = rd->run->cfg;
     rd->own_bytes += c->paths ? len : lb_train_sample_size(c, rd->file, 0);
     rd->own_n++;
+    rd->frecs++;
     if (rd->nrecs == rd->caprecs) {
         size_t cap = rd->caprecs ? 2 * rd->caprecs : 256;
         uint64_t *p = realloc(rd->recs, cap * sizeof *p);
@@ -798,6 +914,7 @@ static int tf_stream(struct reader *rd, uint64_t f)
     int rc = 0;
     piece = piece < rd->buflen ? piece : rd->buflen;
     rd->file = f;
+    rd->frecs = 0;
     lb_train_path(r->cfg, f, rd->path, sizeof rd->path);
     int fd = open(rd->path, r->data.oflags);
     if (fd < 0)
@@ -816,6 +933,11 @@ static int tf_stream(struct reader *rd, uint64_t f)
         lb_hist_record(rd->read, lb_clock_now() - t0);
         if (n == 0) {
             rc = lb_fmt_tf_end(&t, rd->io.msg, sizeof rd->io.msg);
+            if (rc == 0 && !r->cfg->paths && rd->frecs != r->cfg->samples_per_file) {
+                snprintf(rd->io.msg, sizeof rd->io.msg, "%llu records, laid out with %u",
+                         (unsigned long long)rd->frecs, r->cfg->samples_per_file);
+                rc = -EILSEQ;           /* a short file, not fewer samples */
+            }
             break;
         }
         off += (uint64_t)n;
@@ -836,8 +958,8 @@ static void *tf_reader_main(void *arg)
     struct train_run *r = rd->run;
     struct loader *ld = rd->ld;
     uint64_t pass = 0;
-    int repeat = r->cfg->drop_last;
-    while (!atomic_load_explicit(&r->stop, memory_order_relaxed) &&
+    int repeat = r->cfg->drop_last, rc = reader_start(rd);
+    while (rc == 0 && !atomic_load_explicit(&r->stop, memory_order_relaxed) &&
            atomic_load_explicit(&ld->made, memory_order_relaxed) < ld->nbatches) {
         uint64_t i = atomic_fetch_add(&ld->next_file, 1);
         if (ld->nfiles == 0 || (i >= ld->nfiles && !repeat))
@@ -846,7 +968,7 @@ static void *tf_reader_main(void *arg)
             pass++;
         if (pass < i / ld->nfiles)
             break;
-        int rc = tf_stream(rd, tf_file(r, ld, i % ld->nfiles));
+        rc = tf_stream(rd, tf_file(r, ld, i % ld->nfiles));
         if (rc < 0) {
             read_failed(rd, rd->file * r->cfg->samples_per_file, rc);
             break;
@@ -1330,6 +1452,7 @@ static int run_alloc(struct train_run *r)
             return -ENOMEM;
     r->nreaders = nl * c->read_threads;
     r->th = calloc((size_t)r->nreaders + K, sizeof *r->th);
+    r->nstacks_want = r->nreaders + K;
     r->rd = calloc(r->nreaders, sizeof *r->rd);
     r->ac = calloc(K, sizeof *r->ac);
     r->ep_au = calloc(K, sizeof *r->ep_au);
@@ -1348,18 +1471,14 @@ static int run_alloc(struct train_run *r)
         struct reader *rd = &r->rd[i];
         rd->run = r;
         rd->ld = &r->ld[i / c->read_threads];
-        rd->buflen = r->data.max_sample < READ_CHUNK ? r->data.max_sample : READ_CHUNK;
+        rd->want = r->data.max_sample;  /* 0 for a list: as its files come */
         if (c->container != LB_TRAIN_RAW) {     /* zip tails, transfers, chunks */
             uint64_t want = c->transfer_size > CONTAINER_BUF ? c->transfer_size : CONTAINER_BUF;
-            want = c->chunk_size > want ? c->chunk_size : want;
-            rd->buflen = want < READ_CHUNK ? want : READ_CHUNK;
+            rd->want = c->chunk_size > want ? c->chunk_size : want;
         }
         lb_rng_seed(&rd->rng, c->seed * 0xbf58476d1ce4e5b9ull + i + 1);
-        if (posix_memalign((void **)&rd->buf, 4096, rd->buflen) ||
-            lb_hist_new(&rd->read) < 0)
+        if (lb_hist_new(&rd->read) < 0)
             return -ENOMEM;
-        rd->io.buf = rd->buf;
-        rd->io.buflen = rd->buflen;
         rd->io.transfer = c->transfer_size;
     }
     for (uint32_t i = 0; i < K; i++) {
@@ -1401,6 +1520,8 @@ static void run_release(struct train_run *r)
     free(r->ep_au);
     free(r->ep_tp);
     free(r->ckpt_buf);
+    if (r->stacks)
+        munmap(r->stacks, (size_t)r->nstacks * r->stack_slot);
     lb_dataset_free(&r->data);
 }
 

@@ -4,9 +4,11 @@
  *
  * A dataset of N files (one sample per file, or samples_per_file samples
  * packed in each, raw or in a container: train_fmt.h) is laid out under
- * dir when missing and reused when present as recorded; one laid out with
- * other parameters is refused unless relayout.  An existing dataset (a
- * list of paths) is only read.  Each epoch visits every sample once in an
+ * dir when missing and reused when present as recorded (the files the
+ * record counts are not looked at before the reads: one missing or short
+ * fails the read naming it); one laid out with other parameters is
+ * refused unless relayout.  An existing dataset (a list of paths) is only
+ * read, each file sized as a reader first opens it.  Each epoch visits every sample once in an
  * order drawn from the seed (none, files shuffled, or samples shuffled).
  *
  * By default each of the K emulated accelerators is one DLIO rank: it has

@@ -4,9 +4,13 @@
  *
  * Sample sizes are a pure function of the sample number (not of the run's
  * seed), so a dataset laid out once is reused by runs that shuffle with
- * other seeds.  A file already present with the expected size is reused,
- * whoever made it (it is only read); one with another size is rewritten
- * only when it is luabench's (core/base/files.h), else the run fails.
+ * other seeds.  The files the layout record counts are trusted without a
+ * look (a stat each would be most of the start with millions of files);
+ * beyond them, or without the record, or with relayout, a file already
+ * present with the expected size is reused, whoever made it (it is only
+ * read); one with another size is rewritten only when it is luabench's
+ * (core/base/files.h), else the run fails.  Per-file arrays live on
+ * huge pages (base/bigmem.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +23,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 
+#include "base/bigmem.h"
 #include "base/files.h"
 #include "base/rng.h"
 #include "train/train_data.h"
@@ -148,7 +153,7 @@ static int offsets_init(struct lb_dataset *d)
     if (c->format != LB_TRAIN_PACKED || c->sample_size.dist == LB_TRAIN_FIXED ||
         c->container != LB_TRAIN_RAW)
         return 0;
-    d->offsets = malloc(d->nsamples * sizeof *d->offsets);
+    d->offsets = lb_big_alloc(d->nsamples * sizeof *d->offsets);
     if (d->offsets == NULL)
         return -ENOMEM;
     for (uint64_t f = 0, s = 0; f < c->files; f++) {
@@ -161,46 +166,45 @@ static int offsets_init(struct lb_dataset *d)
     return 0;
 }
 
-static double mean_sample(const struct lb_train_cfg *c)
-{
-    const struct lb_train_value *v = &c->sample_size;
-    return v->dist == LB_TRAIN_UNIFORM ? (v->a + v->b) / 2.0 : (double)v->a;
-}
-
-/* An existing dataset: each file's size, from stat; none is written. */
+/* An existing dataset: no file is looked at before the reads (a stat of
+ * each of millions of files would be most of the start); raw files get
+ * their sizes as the readers open them (lb_dataset_size). */
 static int sizes_init(struct lb_dataset *d, char *err, size_t len)
 {
     const struct lb_train_cfg *c = d->cfg;
-    struct stat st;
-    uint64_t total = 0, most = 0;
-    d->sizes = malloc(c->files * sizeof *d->sizes);
+    if (c->container != LB_TRAIN_RAW)
+        return 0;                       /* the readers parse each file */
+    d->sizes = lb_big_alloc(c->files * sizeof *d->sizes);
     if (d->sizes == NULL) {
         snprintf(err, len, "not enough memory for %llu file sizes", (unsigned long long)c->files);
         return -ENOMEM;
     }
-    for (uint64_t f = 0; f < c->files; f++) {
-        if (stat(c->paths[f], &st) < 0)
-            return fail(err, len, "stat", c->paths[f], -errno);
-        if (!S_ISREG(st.st_mode))
-            return fail(err, len, "dataset", c->paths[f], -EISDIR);
-        d->sizes[f] = (uint64_t)st.st_size;
-        if (c->container == LB_TRAIN_RAW && d->sizes[f] < c->samples_per_file) {
-            snprintf(err, len, "dataset %s: %llu bytes hold fewer than samples_per_file = %u "
-                     "samples", c->paths[f], (unsigned long long)d->sizes[f], c->samples_per_file);
-            return -EINVAL;
-        }
-        if (c->direct && (d->sizes[f] / c->samples_per_file) % DIRECT_ALIGN) {
-            snprintf(err, len, "dataset %s: direct=true needs samples of whole 4 KiB blocks",
-                     c->paths[f]);
-            return -EINVAL;
-        }
-        total += d->sizes[f];
-        most = d->sizes[f] > most ? d->sizes[f] : most;
+    return 0;
+}
+
+int lb_dataset_size(struct lb_dataset *d, uint64_t f, int fd, char *msg, size_t len)
+{
+    const struct lb_train_cfg *c = d->cfg;
+    struct stat st;
+    if (atomic_load_explicit(&d->sizes[f], memory_order_relaxed))
+        return 0;
+    if (fstat(fd, &st) < 0)
+        return -errno;
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(msg, len, "not a regular file");
+        return -EISDIR;
     }
-    d->mean_sample = (double)total / (double)d->nsamples;
-    most = c->container == LB_TRAIN_RAW ? most / c->samples_per_file : most;
-    d->max_sample = (most + DIRECT_ALIGN - 1) & ~(DIRECT_ALIGN - 1);
-    d->max_sample = d->max_sample ? d->max_sample : DIRECT_ALIGN;
+    uint64_t size = (uint64_t)st.st_size;
+    if (size < c->samples_per_file) {
+        snprintf(msg, len, "%llu bytes hold fewer than samples_per_file = %u samples",
+                 (unsigned long long)size, c->samples_per_file);
+        return -EINVAL;
+    }
+    if (c->direct && (size / c->samples_per_file) % DIRECT_ALIGN) {
+        snprintf(msg, len, "direct=true needs samples of whole 4 KiB blocks");
+        return -EINVAL;
+    }
+    atomic_store_explicit(&d->sizes[f], size, memory_order_relaxed);   /* racers agree */
     return 0;
 }
 
@@ -211,9 +215,10 @@ int lb_dataset_init(struct lb_dataset *d, const struct lb_train_cfg *c,
     d->cfg = c;
     d->nsamples = c->files * c->samples_per_file;
     d->nsubdirs = c->paths ? 0 : dataset_subdirs(c);
-    d->max_sample = max_sample(c);
-    d->mean_sample = mean_sample(c);
+    d->max_sample = c->paths ? 0 : max_sample(c);
     d->oflags = O_RDONLY | O_CLOEXEC | (c->direct ? O_DIRECT : 0);
+    if (c->paths)               /* a FIFO in the list must not block the open */
+        d->oflags |= O_NONBLOCK;
     if (c->paths)
         return sizes_init(d, err, len);
     if (offsets_init(d) < 0) {
@@ -226,13 +231,15 @@ int lb_dataset_init(struct lb_dataset *d, const struct lb_train_cfg *c,
 
 void lb_dataset_free(struct lb_dataset *d)
 {
+    if (d->cfg == NULL)
+        return;
     if (d->fds)
         for (uint64_t f = 0; f < d->cfg->files; f++)
-            if (d->fds[f] >= 0)
-                close(d->fds[f]);
-    free(d->fds);
-    free(d->offsets);
-    free(d->sizes);
+            if (d->fds[f] > 0)
+                close(d->fds[f] - 1);
+    lb_big_free((void *)d->fds, d->cfg->files * sizeof *d->fds);
+    lb_big_free(d->offsets, d->nsamples * sizeof *d->offsets);
+    lb_big_free((void *)d->sizes, d->cfg->files * sizeof *d->sizes);
     d->fds = NULL;
     d->offsets = NULL;
     d->sizes = NULL;
@@ -243,7 +250,7 @@ uint64_t lb_dataset_file_size(const struct lb_dataset *d, uint64_t f)
     const struct lb_train_cfg *c = d->cfg;
     uint32_t last = c->samples_per_file - 1;
     if (d->sizes)
-        return d->sizes[f];
+        return atomic_load_explicit(&d->sizes[f], memory_order_relaxed);
     if (c->container != LB_TRAIN_RAW) {
         struct lb_fmt_shape s;
         lb_dataset_shape(d, f, &s);
@@ -399,24 +406,33 @@ static int probe_direct(const struct lb_dataset *d, char *err, size_t len)
 
 int lb_dataset_open(struct lb_dataset *d, char *err, size_t len)
 {
-    char path[PATH_MAX];
     const struct lb_train_cfg *c = d->cfg;
     int rc = c->direct ? probe_direct(d, err, len) : 0;
     if (rc < 0 || c->format != LB_TRAIN_PACKED || c->container != LB_TRAIN_RAW ||
         c->files > fd_budget())
         return rc;
-    d->fds = malloc(c->files * sizeof *d->fds);
-    if (d->fds == NULL)
-        return 0;                       /* fine: each read opens */
-    for (uint64_t f = 0; f < c->files; f++)
-        d->fds[f] = -1;
-    for (uint64_t f = 0; f < c->files; f++) {
-        lb_train_path(c, f, path, sizeof path);
-        d->fds[f] = open(path, d->oflags);
-        if (d->fds[f] < 0)
-            return fail(err, len, "open", path, -errno);
+    d->fds = lb_big_alloc(c->files * sizeof *d->fds);     /* none open yet */
+    return 0;                           /* NULL is fine: each read opens */
+}
+
+int lb_dataset_fd(struct lb_dataset *d, uint64_t f, char *path, size_t plen, int *opened)
+{
+    int kept = d->fds ? atomic_load_explicit(&d->fds[f], memory_order_acquire) : 0;
+    *opened = 0;
+    if (kept > 0)
+        return kept - 1;
+    lb_train_path(d->cfg, f, path, plen);
+    int fd = open(path, d->oflags);
+    if (fd < 0)
+        return -errno;
+    if (d->fds == NULL) {
+        *opened = 1;
+        return fd;
     }
-    return 0;
+    if (atomic_compare_exchange_strong(&d->fds[f], &kept, fd + 1))
+        return fd;
+    close(fd);                          /* another reader kept its own first */
+    return kept - 1;
 }
 
 /* ---- the record of the layout ---- */
@@ -508,6 +524,7 @@ int lb_dataset_manifest_check(struct lb_dataset *d, char *what, size_t wlen,
     for (int k = 0; k < M_N; k++)
         d->recorded &= !strcmp(old[k], cur[k]);
     d->matched = 1;
+    d->trusted = c->relayout ? 0 : d->laid_before < c->files ? d->laid_before : c->files;
     for (int k = 0; k < M_FILES; k++) {
         if (!strcmp(old[k], cur[k]) || (k == M_DIRECT && !direct_matters(c)))
             continue;
@@ -515,6 +532,7 @@ int lb_dataset_manifest_check(struct lb_dataset *d, char *what, size_t wlen,
             continue;
         snprintf(what, wlen, "%s=%s (this run: %s)", manifest_keys[k], old[k], cur[k]);
         d->matched = 0;
+        d->trusted = 0;
         if (c->relayout) {
             d->rewrite = 1;
             return 0;

@@ -7,6 +7,7 @@
 #ifndef LB_TRAIN_DATA_H
 #define LB_TRAIN_DATA_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "train/train.h"
@@ -18,17 +19,24 @@ struct lb_dataset {
     const struct lb_train_cfg *cfg;
     uint64_t nsamples;           /* files * samples_per_file */
     uint64_t nsubdirs;           /* 0: all files in dir */
-    uint64_t *sizes;             /* paths: each file's size, else NULL */
-    double mean_sample;          /* bytes: DLIO's record length */
+    _Atomic uint64_t *sizes;     /* paths, raw: each file's size, 0 until
+                                    a reader has opened it; else NULL */
     int rewrite;                 /* relayout: files of the right size too */
     uint64_t laid_before;        /* files the manifest says are laid out */
     int recorded;                /* the manifest says what this run would */
     int matched;                 /* ... up to the number of files */
-    uint64_t max_sample;         /* bytes: the largest sample */
+    uint64_t trusted;            /* files 0 .. trusted - 1: laid out as the
+                                    manifest records, taken on its word
+                                    (not stat'ed; a reader finds a missing
+                                    or short one) */
+    uint64_t max_sample;         /* bytes: the largest sample, 0 for paths
+                                    (known as the files are opened) */
     uint64_t *offsets;           /* packed, varying sizes: offset of each
                                     sample; NULL otherwise */
-    int *fds;                    /* packed: descriptors kept open, or NULL
-                                    (then each read opens the file) */
+    _Atomic int *fds;            /* packed: descriptor + 1 of each file,
+                                    kept open once a reader has opened it
+                                    (0: not yet), or NULL (then each read
+                                    opens the file) */
     int oflags;                  /* for reads */
 };
 
@@ -58,8 +66,17 @@ int lb_dataset_manifest_check(struct lb_dataset *d, char *what, size_t wlen,
                               char *err, size_t len);
 /* Writes that record after a complete layout.  0 or -errno. */
 int lb_dataset_manifest_write(const struct lb_dataset *d, char *err, size_t len);
-/* Packed: opens every file once when the descriptor limit allows. */
+/* Packed: descriptors are kept open (opened by the readers as they come
+ * to each file) when the descriptor limit allows. */
 int lb_dataset_open(struct lb_dataset *d, char *err, size_t len);
+/* The descriptor of file f for a read: the one kept open, opened and kept
+ * on first use, or (*opened = 1) opened for this read, to close.  path
+ * gets the file's path when it is opened.  fd, or -errno. */
+int lb_dataset_fd(struct lb_dataset *d, uint64_t f, char *path, size_t plen, int *opened);
+/* An existing dataset (paths, raw): file f's size, taken from fd, open on
+ * it, the first time and checked to hold its samples.  0, or -errno with
+ * the reason in msg. */
+int lb_dataset_size(struct lb_dataset *d, uint64_t f, int fd, char *msg, size_t len);
 
 /* Where sample s is: its file, offset and length. */
 static inline void lb_dataset_locate(const struct lb_dataset *d, uint64_t s,
@@ -70,8 +87,8 @@ static inline void lb_dataset_locate(const struct lb_dataset *d, uint64_t s,
     uint64_t f = s / spf, j = s - f * spf;
 
     *file = f;
-    if (d->sizes) {
-        *len = d->sizes[f] / spf;
+    if (d->sizes) {               /* lb_dataset_size has taken it */
+        *len = atomic_load_explicit(&d->sizes[f], memory_order_relaxed) / spf;
         *off = j * *len;
         return;
     }

@@ -101,6 +101,12 @@ local ok, err = pcall(function()
   check(r3.bytes >= 10 * 1024 and r3.bytes <= 10 * 8192, "uniform sizes")
   check(file_size(dir .. "/img_000009.dat") ~= nil, "img files")
   check(file_size(dir .. "/img_000007.dat") == 1024, "rewritten with relayout")
+  -- many loaders at once (their threads on stacks of one mapping): 512
+  -- accelerators of 2 readers, every sample of the epoch read once
+  local rk = lb.train{dir = dir .. "/many", files = 1024, sample_size = "1k", batch_size = 2,
+                      read_threads = 2, accelerators = 512, compute_time = 0}
+  check(rk.samples == 1024 and rk.steps == 512 and #rk.cpu.readers == 1024,
+        "512 accelerators: " .. rk.samples .. " samples, " .. rk.steps .. " steps")
   check(lb.train_remove{dir = dir, files = 10} == 10, "train_remove one per file")
   check(file_size(dir .. "/img_000000.dat") == nil, "img files removed")
 
