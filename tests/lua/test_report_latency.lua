@@ -102,7 +102,13 @@ for i, l in ipairs(lines) do
     check(px > last, "line %d: time goes back at %s", i, px)
     last, n = px, n + 1
   end
-  eq(n, #r.intervals, "line " .. i .. " has a point per interval")
+  -- a point per interval in which the line's direction did I/O (on a
+  -- starved machine an interval may hold none of one direction)
+  local d, want = i <= 2 and "read" or "write", 0
+  for _, iv in ipairs(r.intervals) do
+    if type(iv[d]) == "table" and (iv[d].total_ios or 0) > 0 then want = want + 1 end
+  end
+  eq(n, want, "line " .. i .. " has a point per interval with " .. d .. "s")
 end
 check(lines[1].attrs.stroke == lines[2].attrs.stroke and not lines[1].attrs["stroke-dasharray"] and
       lines[2].attrs["stroke-dasharray"], "one hue per direction, p99 dashed")
