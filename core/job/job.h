@@ -27,6 +27,7 @@ enum lb_rw {
 #define LB_RW_IS_RANDOM(rw) ((rw) >= LB_RW_RANDREAD && (rw) != LB_RW_TRIMWRITE)
 #define LB_RW_IS_TRIMWRITE(rw) ((rw) == LB_RW_TRIMWRITE || (rw) == LB_RW_RANDTRIMWRITE)
 
+enum lb_cpus_policy { LB_CPUS_SHARED, LB_CPUS_SPLIT };
 /* sync=, in the order of its values: fio's O_SYNC (sync, 1), O_DSYNC */
 enum lb_sync_io { LB_SYNC_NONE, LB_SYNC_SYNC, LB_SYNC_DSYNC, LB_SYNC_0, LB_SYNC_1 };
 /* fallocate=, in the order of its values (1 is posix, 0 none) */
@@ -137,6 +138,8 @@ struct lb_job {
     bool fixedbufs;
     bool sqthread_poll;
     char *cpus_allowed;          /* "0-3,8" */
+    int cpus_allowed_policy;     /* enum lb_cpus_policy */
+    int nice;
     /* I/O priorities (job/prio.h): the clones' own, and per I/O (libaio,
      * io_uring) for reads [0] and writes [1] */
     bool ioprio_set;             /* prio or prioclass given */

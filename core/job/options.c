@@ -85,6 +85,11 @@ const struct lb_opt lb_opts[] = {
       "io_uring: a kernel thread polls the submission queue"),
     O("cpus_allowed", NULL, LB_OPT_STR, cpus_allowed,
       "CPUs the clones may run on: 0-3,8", .set = lb_opt_set_cpus_allowed, .arg = "cpulist"),
+    O("cpus_allowed_policy", NULL, LB_OPT_ENUM, cpus_allowed_policy,
+      "shared: every clone on all of cpus_allowed; split: each on one CPU of it, in turn",
+      .values = "shared|split"),
+    O("nice", NULL, LB_OPT_SPECIAL, nice, "the clones' nice value, -20 to 19",
+      .set = lb_opt_set_nice, .arg = "int"),
 #undef GROUP
 #define GROUP "I/O priority"
     O("prio", NULL, LB_OPT_SPECIAL, ioprio_level,

@@ -455,6 +455,19 @@ int lb_opt_set_rate_iops(struct lb_job *j, const char *v, char *err, size_t n)
     return set_u64_ddir(j, j->rate_iops, v, iops_one, err, n);
 }
 
+int lb_opt_set_nice(struct lb_job *j, const char *v, char *err, size_t n)
+{
+    char *end;
+    long x;
+
+    errno = 0;
+    x = strtol(v, &end, 10);
+    if (errno || end == v || *end || x < -20 || x > 19)
+        return lb_opt_say(err, n, "expected a nice value from -20 to 19");
+    j->nice = (int)x;
+    return 0;
+}
+
 int lb_opt_set_rate_min(struct lb_job *j, const char *v, char *err, size_t n)
 {
     return set_u64_ddir(j, j->rate_min, v, rate_one, err, n);

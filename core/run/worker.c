@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -59,14 +60,28 @@ static unsigned dirs_of(const struct lb_worker *w)
     return m;
 }
 
+/* cpus_allowed, and with cpus_allowed_policy=split the one CPU of the set
+ * that is the worker's by its number in the run (fio's thread_number),
+ * wrapping around the set; nice, as fio's, on the thread. */
 static int set_affinity(struct lb_worker *w)
 {
     cpu_set_t set;
 
+    if (w->job->nice && setpriority(PRIO_PROCESS, (id_t)gettid(), w->job->nice) < 0)
+        return fail(w, -errno, "cannot set nice=%d: %s", w->job->nice, strerror(errno));
     if (!w->job->cpus_allowed || !*w->job->cpus_allowed)
         return 0;
     if (lb_cpus_parse(w->job->cpus_allowed, &set))
         return fail(w, -EINVAL, "bad cpus_allowed '%s'", w->job->cpus_allowed);
+    if (w->job->cpus_allowed_policy == LB_CPUS_SPLIT) {
+        int n = CPU_COUNT(&set), k = (int)(w->id % (unsigned)n), cpu = -1;
+
+        while (k >= 0)
+            if (CPU_ISSET(++cpu, &set))
+                k--;
+        CPU_ZERO(&set);
+        CPU_SET(cpu, &set);
+    }
     if (sched_setaffinity(0, sizeof(set), &set) < 0)
         return fail(w, -errno, "cannot set cpus_allowed=%s: %s", w->job->cpus_allowed,
                     strerror(errno));
