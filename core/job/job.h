@@ -101,6 +101,8 @@ struct lb_job {
     uint32_t fsync;              /* every N writes */
     uint32_t fdatasync;
     bool end_fsync;
+    bool allow_file_create;      /* default on */
+    bool create_only;            /* lay the files out, do no I/O */
     bool unlink;                 /* remove the job's files (luabench's) when done */
     bool exitall, exitall_on_error;
     uint64_t number_ios;         /* I/Os per loop at most (0: no limit) */

@@ -134,6 +134,10 @@ const struct lb_opt lb_opts[] = {
       "1 posix, 0 none", .values = "native|posix|keep|truncate|none|1|0"),
     O("create_fsync", NULL, LB_OPT_BOOL, create_fsync,
       "fsync a file after laying it out (default on)"),
+    O("allow_file_create", NULL, LB_OPT_BOOL, allow_file_create,
+      "create a missing file (default on; off: a missing file fails the job)"),
+    O("create_only", NULL, LB_OPT_BOOL, create_only,
+      "only prepare the files (lay out, allocate), then end without I/O"),
     O("unlink", NULL, LB_OPT_BOOL, unlink,
       "remove the job's files when the run is over (only files luabench created)"),
     O("create_on_open", NULL, LB_OPT_BOOL, create_on_open,
@@ -335,6 +339,7 @@ void lb_job_init(struct lb_job *j)
     j->thinktime_blocks = 1;
     j->invalidate = true;
     j->create_fsync = true;
+    j->allow_file_create = true;
     j->ratecycle = 1000;
     j->fadvise_hint = LB_FADV_PATTERN;
     j->randrepeat = true;

@@ -359,6 +359,9 @@ static int check_target(struct lb_run *r, const struct lb_job *job, unsigned eng
                                (unsigned long long)t->have, (unsigned long long)t->need);
         return 0;
     }
+    if (!t->exists && !job->allow_file_create && !t->devnull)
+        return lb_run_fail(r, -ENOENT, "cannot open %s: No such file or directory "
+                           "(file creation disallowed by allow_file_create=0)", t->path);
     if (t->exists && (writes || extend) && !job->allow_overwrite && !t->devnull &&
         !(t->reg && t->ours))
         return lb_run_fail(r, -EPERM, "refusing to write to %s: not created by luabench "

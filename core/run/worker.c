@@ -487,7 +487,7 @@ static void worker_run(struct lb_worker *w)
              * clone must not stretch the run */
             lb_measure_begin(w, start);
         }
-        end = lb_worker_io(w);
+        end = j->create_only ? END_DONE : lb_worker_io(w);   /* create_only: files only */
         if (end == END_ERROR && r->exitall_on_error)
             lb_run_stop(r, "exitall_on_error");
         else if (end != END_STOP && r->exitall)

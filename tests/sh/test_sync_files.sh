@@ -8,7 +8,8 @@
 # those closed since, and counts none of it ("sync" total_ios 0);
 # fsync_on_close syncs a written file at each close unless the last
 # operation was a sync, uncounted too; sync=1|sync|dsync opens the
-# files O_SYNC or O_DSYNC.
+# files O_SYNC or O_DSYNC; create_only lays out and does no I/O;
+# allow_file_create=0 refuses to create a missing file.
 . "$(dirname "$0")/lib.sh"
 command -v strace >/dev/null || skip "strace is not installed"
 strace -f -e trace=fsync -o /dev/null true 2>/dev/null || skip "strace cannot trace here (ptrace refused)"
@@ -95,6 +96,17 @@ for v in 1:O_SYNC sync:O_SYNC dsync:O_DSYNC 0:none none:none; do
     *) contains "$opens" "|${v#*:}|" "sync=${v%%:*}: the open flags" ;;
   esac
 done
+
+# create_only: the file is laid out, no I/O is done; allow_file_create=0:
+# a missing file fails the job (exit 1) and nothing is created
+rm -f c.dat out.json
+"$LUABENCH" fio --name=j --filename=c.dat --size=8k --create_only=1 --output-format=json \
+  --output=out.json 2>err || fail "create_only: exit $?: $(cat err)"
+want "create_only: size" "$(stat -c %s c.dat)" 8192
+want "create_only: reads" "$(jget out.json 'j.jobs[1].read.total_ios')" 0
+expect_exit 1 "allow_file_create=0" "$LUABENCH" fio --name=j --filename=none.dat --size=4k \
+  --allow_file_create=0
+[ ! -e none.dat ] || fail "allow_file_create=0 created none.dat"
 
 expect_exit 2 "fallocate" "$LUABENCH" fio --name=j --fallocate=sometimes --size=4k
 [ "$(wc -l < "$LB_ERR")" -eq 1 ] || fail "fallocate=sometimes: more than one line: $(cat "$LB_ERR")"
