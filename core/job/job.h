@@ -63,6 +63,9 @@ struct lb_prio_split {
     int16_t prio;
 };
 
+enum { LB_BUFS_GIVEN_ZERO = 1, LB_BUFS_GIVEN_REFILL = 2, LB_BUFS_GIVEN_SCRAMBLE = 4 };
+enum lb_dedupe_mode { LB_DEDUPE_REPEAT, LB_DEDUPE_WORKING_SET };
+
 struct lb_job {
     char *name;
     char *ioengine;              /* engine name, "psync" by default */
@@ -167,6 +170,16 @@ struct lb_job {
     uint64_t verify_interval;    /* bytes under one header (0: the block) */
     bool verify_fatal;           /* a verify failure stops every job */
     bool experimental_verify;    /* fio's replayed verify: always what luabench does */
+    /* what writes carry (core/run/bufs.c); verify's headers override them */
+    bool zero_buffers;           /* zeros */
+    bool refill_buffers;         /* fresh contents for every write */
+    bool scramble_buffers;       /* offset and a write number in every 512 bytes */
+    uint8_t bufs_given;          /* LB_BUFS_GIVEN_*: set by the user, not defaulted */
+    char *buffer_pattern;        /* fio's pattern text, NULL: none */
+    uint32_t buffer_compress_percentage;
+    uint64_t buffer_compress_chunk;  /* bytes of random-then-compressible runs */
+    uint32_t dedupe_percentage;  /* writes that repeat an earlier buffer */
+    int dedupe_mode;             /* enum lb_dedupe_mode */
     uint64_t io_timeout;         /* us, 0 = off */
     /* engine knobs */
     uint64_t null_lat;           /* null engine: ns each I/O takes */

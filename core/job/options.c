@@ -267,6 +267,32 @@ const struct lb_opt lb_opts[] = {
     O("experimental_verify", NULL, LB_OPT_BOOL, experimental_verify,
       "fio's verify by replaying the offsets: luabench always verifies so"),
 #undef GROUP
+#define GROUP "Buffer contents"
+    O("zero_buffers", NULL, LB_OPT_BOOL, zero_buffers,
+      "writes carry zeros (not scrambled unless scramble_buffers is given)",
+      .set = lb_opt_set_zero_buffers),
+    O("refill_buffers", NULL, LB_OPT_BOOL, refill_buffers,
+      "fresh contents for every write (default on with buffer_compress_percentage)",
+      .set = lb_opt_set_refill_buffers),
+    O("scramble_buffers", NULL, LB_OPT_BOOL, scramble_buffers,
+      "every write's 512-byte sectors carry its offset and a write number, so "
+      "rewritten buffers differ (default on)",
+      .set = lb_opt_set_scramble_buffers),
+    O("buffer_pattern", NULL, LB_OPT_STR, buffer_pattern,
+      "writes repeat these bytes: 0xdeadbeef, \"text\", -12, 'file', or them "
+      "joined: 0xff\"ab\"",
+      .set = lb_opt_set_buffer_pattern, .arg = "pattern"),
+    O("buffer_compress_percentage", NULL, LB_OPT_U32, buffer_compress_percentage,
+      "writes compress by about this percent: each chunk is random, then zeros "
+      "(or buffer_pattern)", .max = 100),
+    O("buffer_compress_chunk", NULL, LB_OPT_SIZE, buffer_compress_chunk,
+      "size of the random-then-compressible runs (default 512)", .min = 1),
+    O("dedupe_percentage", NULL, LB_OPT_U32, dedupe_percentage,
+      "percent of write buffers that repeat another's contents", .max = 100),
+    O("dedupe_mode", NULL, LB_OPT_ENUM, dedupe_mode,
+      "repeat: a deduplicated buffer repeats one written before (working_set: refused)",
+      .values = "repeat|working_set", .set = lb_opt_set_dedupe_mode, .arg = "repeat"),
+#undef GROUP
 #define GROUP "Test engines"
     O("null_lat", NULL, LB_OPT_SPECIAL, null_lat,
       "null: time each I/O takes: 200us, 1500ns (bare number: ns)",
@@ -344,6 +370,8 @@ void lb_job_init(struct lb_job *j)
     j->fadvise_hint = LB_FADV_PATTERN;
     j->randrepeat = true;
     j->do_verify = true;
+    j->scramble_buffers = true;
+    j->buffer_compress_chunk = 512;
     j->interval = 1000000;
     j->kb_base = 1024;
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "job/options_values.h"
+#include "base/pattern.h"
 #include "base/rng.h"
 #include "base/units.h"
 
@@ -234,6 +235,60 @@ int lb_opt_set_buffered(struct lb_job *j, const char *v, char *err, size_t n)
         return -EINVAL;
     j->direct = !b;
     return 0;
+}
+
+/* fio's scramble_buffers is on unless zero_buffers was given, and
+ * refill_buffers on with compression unless given: what the user gave is
+ * kept beside the value. */
+static int set_given_bool(bool *f, struct lb_job *j, unsigned bit, const char *v,
+                          char *err, size_t n)
+{
+    bool b = true;
+    if (parse_bool(v, &b, err, n))
+        return -EINVAL;
+    *f = b;
+    j->bufs_given |= (uint8_t)bit;
+    return 0;
+}
+
+int lb_opt_set_zero_buffers(struct lb_job *j, const char *v, char *err, size_t n)
+{
+    return set_given_bool(&j->zero_buffers, j, LB_BUFS_GIVEN_ZERO, v, err, n);
+}
+
+int lb_opt_set_refill_buffers(struct lb_job *j, const char *v, char *err, size_t n)
+{
+    return set_given_bool(&j->refill_buffers, j, LB_BUFS_GIVEN_REFILL, v, err, n);
+}
+
+int lb_opt_set_scramble_buffers(struct lb_job *j, const char *v, char *err, size_t n)
+{
+    return set_given_bool(&j->scramble_buffers, j, LB_BUFS_GIVEN_SCRAMBLE, v, err, n);
+}
+
+/* Checked here, parsed again where the buffers are filled. */
+int lb_opt_set_buffer_pattern(struct lb_job *j, const char *v, char *err, size_t n)
+{
+    uint8_t pat[LB_PATTERN_MAX];
+    char *s;
+    if (lb_pattern_parse(v, pat, err, n) < 0)
+        return -EINVAL;
+    if (!(s = strdup(v)))
+        return -ENOMEM;
+    free(j->buffer_pattern);
+    j->buffer_pattern = s;
+    return 0;
+}
+
+int lb_opt_set_dedupe_mode(struct lb_job *j, const char *v, char *err, size_t n)
+{
+    if (strcmp(v, "repeat") == 0) {
+        j->dedupe_mode = LB_DEDUPE_REPEAT;
+        return 0;
+    }
+    if (strcmp(v, "working_set") == 0)
+        return lb_opt_say(err, n, "working_set is not supported (use repeat)");
+    return lb_opt_say(err, n, "expected repeat");
 }
 
 /* fio's per-direction lists "read[,write[,trim]]": a part left empty keeps

@@ -606,5 +606,7 @@ int lb_gen_next_slow(struct lb_worker *w, struct lb_io *io)
 {
     int r = gen_slow(w, io);
 
+    if (w->gen.wfill && io->ddir == LB_WRITE && r == GEN_OP)
+        lb_bufs_write(w->fill, io->buf, io->offset, io->len);
     return r == GEN_OP && w->of ? lb_of_use(w, io) : r;
 }

@@ -226,9 +226,14 @@ static inline int lb_gen_core(struct lb_worker *w, struct lb_io *io)
 
 static inline int lb_gen_next(struct lb_worker *w, struct lb_io *io)
 {
+    int r;
+
     if (__builtin_expect(w->gen.slow, 0))
         return lb_gen_next_slow(w, io);
-    return lb_gen_core(w, io);
+    r = lb_gen_core(w, io);
+    if (w->gen.wfill && io->ddir == LB_WRITE && r == GEN_OP)
+        lb_bufs_write(w->fill, io->buf, io->offset, io->len);
+    return r;
 }
 
 #endif

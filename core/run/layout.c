@@ -1,8 +1,10 @@
 /*
  * Laying out files before the timed phase: every file the plan marked
  * (missing, or ours and too small) is written sequentially from its
- * current end to the size the run needs, in 1 MiB writes of pseudo-random
- * bytes, then fsync'd (fio's create_fsync).  Up to four files are written
+ * current end to the size the run needs, in 1 MiB writes filled as the
+ * first job laying it out fills its writes (bufs.c: random bytes, zeros,
+ * a pattern, compressible chunks), one block at a time as fio lays out a
+ * file, then fsync'd (fio's create_fsync).  Up to four files are written
  * in parallel, each by one thread; progress is counted in r->laid_out.
  * A new file is marked as luabench's (files.h) right after its creation;
  * an existing one is opened without following a symbolic link and must be
@@ -19,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "base/files.h"
+#include "run/bufs.h"
 #include "run/layout.h"
 #include "run/run_state.h"
 
@@ -72,6 +75,13 @@ static bool layout_stopped(struct layout *l)
 static int write_range(struct layout *l, struct lb_target *t, int fd, uint64_t off, void *buf,
                        uint64_t *at)
 {
+    struct lb_bufs *b = (struct lb_bufs *)((char *)buf + LAYOUT_CHUNK);
+    size_t bs = lb_job_bs_max(t->job, 1u << LB_WRITE);
+    char msg[200];
+
+    bs = bs && bs < LAYOUT_CHUNK ? bs : LAYOUT_CHUNK;
+    if (lb_bufs_setup(b, t->job, (uint64_t)(uintptr_t)t ^ off, false, false, msg, sizeof(msg)))
+        return layout_fail(l, -EINVAL, "job '%s': buffer_pattern: %s", t->job->name, msg);
     while (off < t->need) {
         size_t n = t->need - off < LAYOUT_CHUNK ? t->need - off : LAYOUT_CHUNK;
         ssize_t w;
@@ -79,6 +89,8 @@ static int write_range(struct layout *l, struct lb_target *t, int fd, uint64_t o
         *at = off;
         if (layout_stopped(l))
             return layout_fail(l, -EINTR, "interrupted while laying out %s", t->path);
+        for (size_t k = 0; k < n; k += bs)
+            lb_bufs_fill(b, (char *)buf + k, n - k < bs ? n - k : bs);
         w = pwrite(fd, buf, n, (off_t)off);
         if (w < 0 && errno == EINTR)
             continue;
@@ -208,17 +220,11 @@ static int layout_one(struct layout *l, struct lb_target *t, void *buf)
 static void *layout_thread(void *arg)
 {
     struct layout *l = arg;
-    uint64_t *buf = malloc(LAYOUT_CHUNK), x = (uint64_t)(uintptr_t)&buf | 1;
+    void *buf = malloc(LAYOUT_CHUNK + sizeof(struct lb_bufs));  /* the fill's state after */
 
     if (!buf) {
         layout_fail(l, -ENOMEM, "out of memory");
         return NULL;
-    }
-    for (size_t i = 0; i < LAYOUT_CHUNK / 8; i++) {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        buf[i] = x;
     }
     for (;;) {
         size_t i = atomic_fetch_add(&l->next, 1);

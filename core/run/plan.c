@@ -372,6 +372,7 @@ static int check_target(struct lb_run *r, const struct lb_job *job, unsigned eng
     if ((!t->exists && !job->create_on_open) || extend) {
         if (!t->layout) {
             t->fallocate = job->fallocate;
+            t->job = job;
             t->create_fsync = job->create_fsync;
         }
         t->layout = true;

@@ -22,6 +22,7 @@ struct lb_target {
     bool fill;                   /* write its data too (else only reserve and size it) */
     bool create_fsync;           /* fsync once filled */
     int fallocate;               /* enum lb_falloc of the first job laying it out */
+    const struct lb_job *job;    /* that job: its buffer options fill the file */
     bool created;                /* this run created it */
     struct lb_file_id id;        /* the file checked (or created) under path */
     uint64_t have;               /* its size now (device: capacity) */

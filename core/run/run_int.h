@@ -25,6 +25,7 @@
 #include "job/job.h"
 #include "engines/engine.h"
 #include "run/blkmap.h"
+#include "run/bufs.h"
 #include "run/run.h"
 
 #define LB_OPBATCH 256                 /* ops pulled from an opsrc at once */
@@ -61,6 +62,7 @@ struct lb_gen {
     bool lfsr;                   /* random_generator=lfsr: each block drawn once */
     bool wrap_drop;              /* drop a file's cached pages when it wraps */
     bool slow;                   /* lb_gen_next_slow: opsrc, verify, replay */
+    bool wfill;                  /* writes refilled or scrambled (bufs.c) */
     bool replay;                 /* verify phase: replaying a pass */
     bool convert;                /* writes become reads, other ops skipped */
     uint32_t mixread;            /* percent of reads */
@@ -153,6 +155,7 @@ struct lb_worker {
     uint8_t *busy;               /* per slot: submitted (the watchdog's oldest) */
     void *bufs;                  /* depth buffers of buf_len, 4 KiB aligned */
     size_t buf_len;
+    struct lb_bufs *fill;        /* what the writes carry (bufs.c) */
     struct lb_file *sync_due;    /* fsync this file once nothing is in flight */
     unsigned sync_n;             /* that many times (1 or 2, loop.c syncs_before) */
     struct lb_io *held;          /* generated, waiting for sync_due */

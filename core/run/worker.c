@@ -161,18 +161,6 @@ static int open_files(struct lb_worker *w)
     return 0;
 }
 
-static void fill_random(void *buf, size_t len, uint64_t seed)
-{
-    uint64_t *p = buf, x = seed | 1;
-
-    for (size_t i = 0; i < len / 8; i++) {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        p[i] = x;
-    }
-}
-
 /* One I/O slot's buffer: the largest block, in whole pages. */
 static size_t buf_len_of(const struct lb_worker *w)
 {
@@ -185,6 +173,7 @@ static int alloc_slots(struct lb_worker *w)
 {
     const struct lb_job *j = w->job;
     unsigned depth = w->sync ? 1 : (j->iodepth ? j->iodepth : 1);
+    char msg[200];
 
     w->depth = depth;
     w->buf_len = buf_len_of(w);
@@ -192,7 +181,14 @@ static int alloc_slots(struct lb_worker *w)
         w->bufs = NULL;
         return fail(w, -ENOMEM, "cannot allocate %u buffers of %zu bytes", depth, w->buf_len);
     }
-    fill_random(w->bufs, depth * w->buf_len, w->vseed);
+    if (!(w->fill = malloc(sizeof(*w->fill))))
+        return fail(w, -ENOMEM, "out of memory");
+    if (lb_bufs_setup(w->fill, j, w->vseed, w->dirs & 1u << LB_READ, w->verify_writes,
+                      msg, sizeof(msg)))
+        return fail(w, -EINVAL, "job '%s': buffer_pattern: %s", j->name, msg);
+    for (unsigned i = 0; i < depth; i++)
+        lb_bufs_fill(w->fill, (char *)w->bufs + i * w->buf_len, w->buf_len);
+    w->gen.wfill = w->fill->per_write;
     w->ios = calloc(depth, sizeof(*w->ios));
     w->evs = calloc(depth, sizeof(*w->evs));
     w->freeq = calloc(depth, sizeof(*w->freeq));
@@ -529,6 +525,7 @@ static void worker_teardown(struct lb_worker *w)
     lb_of_free(w->of);
     w->of = NULL;
     free(w->bufs);
+    free(w->fill);
     free(w->ios);
     free(w->evs);
     free(w->freeq);
@@ -541,6 +538,7 @@ static void worker_teardown(struct lb_worker *w)
     free(w->dist);
     lb_gen_free(w);
     w->bufs = w->ios = NULL;
+    w->fill = NULL;
     w->evs = w->freeq = w->queued = NULL;
     w->busy = NULL;
     w->ops = NULL;

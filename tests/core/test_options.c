@@ -79,6 +79,8 @@ static const char *const samples[][2] = {
     { "fault_delay", "100%" }, { "prio", "3" }, { "prioclass", "1" },
     { "cmdprio_percentage", "20,30" }, { "cmdprio_class", "3" }, { "cmdprio", "5,6" },
     { "cmdprio_bssplit", "64k/75/3/2:1m/0:64k/25/1/1" },
+    { "zero_buffers", "1" }, { "refill_buffers", "yes" }, { "scramble_buffers", "0" },
+    { "buffer_pattern", "0xdeadbeef\"ab\"-12" }, { "dedupe_mode", "repeat" },
 };
 
 static bool sample_landed(const char *name, const struct lb_job *j)
@@ -99,6 +101,11 @@ static bool sample_landed(const char *name, const struct lb_job *j)
     IS("cmdprio_bssplit", j->ncmdprio_split[1] == 2 && j->cmdprio_split[1][1].pct == 25 &&
                           j->cmdprio_split[1][0].prio == (3 << 13 | 2) &&
                           j->cmdprio_split[0][1].prio == (1 << 13 | 1));
+    IS("zero_buffers", j->zero_buffers && j->bufs_given == LB_BUFS_GIVEN_ZERO);
+    IS("refill_buffers", j->refill_buffers && j->bufs_given == LB_BUFS_GIVEN_REFILL);
+    IS("scramble_buffers", !j->scramble_buffers && j->bufs_given == LB_BUFS_GIVEN_SCRAMBLE);
+    IS("buffer_pattern", strcmp(j->buffer_pattern, "0xdeadbeef\"ab\"-12") == 0);
+    IS("dedupe_mode", j->dedupe_mode == LB_DEDUPE_REPEAT);
     IS("buffered", j->direct);
     IS("cpus_allowed", strcmp(j->cpus_allowed, "0-3,8") == 0);
     IS("file_service_type", j->file_service_type == LB_FST_RANDOM);
