@@ -121,6 +121,7 @@ struct lb_job {
     uint32_t ratecycle;            /* ms the minimums are averaged over */
     int rate_process;            /* enum lb_rate_process */
     uint64_t thinktime;          /* us between I/Os */
+    uint64_t thinktime_spin;     /* us of that pause spent busy */
     uint32_t thinktime_blocks;
     bool readonly;
     bool invalidate;

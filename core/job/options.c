@@ -197,6 +197,8 @@ const struct lb_opt lb_opts[] = {
     O("loops", NULL, LB_OPT_U32, loops, "passes over the files", .min = 1),
     O("thinktime", NULL, LB_OPT_TIME_US, thinktime,
       "pause between I/Os"),
+    O("thinktime_spin", NULL, LB_OPT_TIME_US, thinktime_spin,
+      "of each thinktime pause, this long is spent busy on the CPU, the rest asleep"),
     O("thinktime_blocks", NULL, LB_OPT_U32, thinktime_blocks,
       "I/Os between pauses", .min = 1),
     O("rate", NULL, LB_OPT_SPECIAL, rate,

@@ -467,8 +467,16 @@ static uint64_t pace_until(struct lb_worker *w, struct lb_io *io)
     now = until = lb_clock_now();
 
     if (w->think_ns) {
-        if (w->think_count && w->think_count % w->think_every == 0)
+        if (w->think_count && w->think_count % w->think_every == 0) {
             until = now + w->think_ns;
+            if (w->job->thinktime_spin) {    /* fio's: busy first, then asleep */
+                uint64_t spin = now + (w->job->thinktime_spin < w->job->thinktime
+                                       ? w->job->thinktime_spin : w->job->thinktime) * 1000;
+
+                while (lb_clock_now() < spin)
+                    cpu_relax();
+            }
+        }
         w->think_count++;
     }
     due = lb_rate_due(w, io, now);
