@@ -172,9 +172,10 @@ struct lb_train_result {
                                     epochs of the epochs' AU, 0..1 */
     double au_steps;             /* compute over wait + compute, all steps */
     double dlio_samples_per_s;   /* mean over epochs */
-    double dlio_mib_per_s;       /* DLIO's "MB/s": the above times the mean
-                                    sample size (sample_bytes / sample_n),
-                                    over 2^20 */
+    double dlio_mib_per_s;       /* DLIO's "MB/s": the above times its
+                                    record_length over 2^20: the mean of
+                                    sample_size as configured (laid out),
+                                    or sample_bytes / sample_n (paths) */
     uint64_t sample_bytes;       /* the samples' own bytes: sample_size as
                                     laid out, or from an existing dataset
                                     its file / npz member / record sizes */

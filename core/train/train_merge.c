@@ -20,6 +20,18 @@
 #define PACK_READER 2
 #define PACK_HISTS 3
 
+/* The bytes DLIO's "MB/s" multiplies its samples/s by: its record_length
+ * (record_length_bytes as configured, never the sizes drawn from it), so
+ * a laid-out dataset counts the mean of sample_size; an existing dataset,
+ * which has no configured size, the mean of the samples' own sizes. */
+static double record_length(const struct lb_train_cfg *c, const struct lb_train_result *res)
+{
+    const struct lb_train_value *v = &c->sample_size;
+    if (!c->paths)
+        return v->dist == LB_TRAIN_UNIFORM ? ((double)v->a + (double)v->b) / 2 : (double)v->a;
+    return res->sample_n ? (double)res->sample_bytes / (double)res->sample_n : 0;
+}
+
 /* DLIO's run figures: the mean and population stdev over epochs. */
 static void figures_dlio(const struct lb_train_cfg *c, struct lb_train_result *res)
 {
@@ -35,8 +47,7 @@ static void figures_dlio(const struct lb_train_cfg *c, struct lb_train_result *r
     res->au = au;
     res->au_stdev = n ? sqrt(var / n) : 0;
     res->dlio_samples_per_s = n ? tp / n : 0;
-    double mean = res->sample_n ? (double)res->sample_bytes / (double)res->sample_n : 0;
-    res->dlio_mib_per_s = res->dlio_samples_per_s * mean / 1048576.0;
+    res->dlio_mib_per_s = res->dlio_samples_per_s * record_length(c, res) / 1048576.0;
 }
 
 void lb_train_figures(const struct lb_train_cfg *c, struct lb_train_result *res)

@@ -9,7 +9,9 @@
  * agree to 1e-9.  The barrier holds: no accelerator asks for the batch of
  * step i + 1 before every accelerator has done computing step i.  The older
  * figure (compute over wait + compute of every step) stays as au_steps.  Counts agree: one batch wait per step, one read
- * time per sample, a checkpoint every N steps, none left behind.
+ * time per sample, a checkpoint every N steps, none left behind.  DLIO's
+ * MB/s of a laid-out dataset of normal or uniform sizes is its samples/s
+ * times the mean of sample_size, not of the sizes drawn.
  */
 #include <dirent.h>
 #include <math.h>
@@ -182,6 +184,34 @@ static void test_checkpoints(const char *dir)
     lb_train_result_free(&res);
 }
 
+/* DLIO's "MB/s" is its samples/s times record_length_bytes as configured,
+ * not the mean of the sizes drawn from it: a laid-out dataset of normal
+ * (then uniform) sizes counts the mean of sample_size. */
+static void test_mb_per_s_nominal(const char *dir)
+{
+    static const struct lb_train_value sizes[] = {
+        {LB_TRAIN_NORMAL, 4096, 1024}, {LB_TRAIN_UNIFORM, 1024, 8192},
+    };
+    static const double want[] = {4096, 4608};
+    for (int i = 0; i < 2; i++) {
+        struct lb_train_cfg c;
+        struct lb_train_result res;
+        base_cfg(&c, dir);
+        c.sample_size = sizes[i];
+        c.relayout = true;
+        c.compute_ns.a = 200000;
+        int rc = lb_train_run(&c, &res);
+        CHECK(rc == 0, "lb_train_run, sizes %d: %d %s", i, rc, res.err);
+        double own = res.sample_n ? (double)res.sample_bytes / (double)res.sample_n : 0;
+        CHECK(res.dlio_samples_per_s > 0 && fabs(own - want[i]) > 1,
+              "sizes %d: samples/s %.1f, own mean %.1f", i, res.dlio_samples_per_s, own);
+        CHECK(fabs(res.dlio_mib_per_s - res.dlio_samples_per_s * want[i] / 1048576.0) <
+              1e-9 * res.dlio_mib_per_s, "sizes %d: MB/s %.9f, samples/s %.6f x %.0f B",
+              i, res.dlio_mib_per_s, res.dlio_samples_per_s, want[i]);
+        lb_train_result_free(&res);
+    }
+}
+
 int main(void)
 {
     char dir[256];
@@ -189,6 +219,7 @@ int main(void)
         return 77;
     test_dlio_formula(dir);
     test_checkpoints(dir);
+    test_mb_per_s_nominal(dir);
     shm_dir_remove(dir);
     return failures ? 1 : 0;
 }
