@@ -358,6 +358,9 @@ static int l_run(lua_State *L)
     rc = lb_run_wait(g->run);
     if (rc < 0)
         return run_failed(L, g->run, rc);
+    /* a file kept against unlink=1: fio would have removed it */
+    if (lb_run_end_note(g->run) && !lb_host.quiet)
+        fprintf(stderr, "luabench: note: %s\n", lb_run_end_note(g->run));
     if (iolog)
         lb_iolog_write(L, iolog, 7);
     push_result(L, g->run, 3, 5, start_ns);

@@ -482,7 +482,7 @@ static int build_results(struct lb_run *r)
 }
 
 /* fio's unlink: a job's files go once the run is over, luabench's own
- * only (a file it did not create is kept, and the run's note says so). */
+ * only (a file it did not create is kept, and the end note says so). */
 static void unlink_files(struct lb_run *r)
 {
     for (size_t i = 0; i < r->nw; i++) {
@@ -491,9 +491,9 @@ static void unlink_files(struct lb_run *r)
         if (!w->job->unlink || w->nofiles || w->job->readonly)
             continue;
         for (unsigned f = 0; f < w->nfiles; f++)
-            if (lb_file_unlink_ours(w->files[f].path) == -EPERM && !r->note[0])
-                snprintf(r->note, sizeof(r->note), "unlink: %s was kept: luabench did "
-                         "not create it", w->files[f].path);
+            if (lb_file_unlink_ours(w->files[f].path) == -EPERM && !r->end_note[0])
+                snprintf(r->end_note, sizeof(r->end_note), "unlink: %s was kept: "
+                         "luabench did not create it", w->files[f].path);
     }
 }
 
@@ -571,6 +571,11 @@ const char *lb_run_error(const struct lb_run *r)
 const char *lb_run_note(const struct lb_run *r)
 {
     return r->note[0] ? r->note : NULL;
+}
+
+const char *lb_run_end_note(const struct lb_run *r)
+{
+    return r->end_note[0] ? r->end_note : NULL;
 }
 
 const char *lb_run_stopped_by(const struct lb_run *r)

@@ -97,6 +97,9 @@ const char *lb_run_error(const struct lb_run *r);
  * files lazily: 40000 files per clone, at most 4096 open at once
  * (descriptor limit 20000)" when the run chose to bound open files). */
 const char *lb_run_note(const struct lb_run *r);
+/* After lb_run_wait: a sentence about the end of the run, or NULL
+ * ("unlink: PATH was kept: luabench did not create it"). */
+const char *lb_run_end_note(const struct lb_run *r);
 /* NULL if none; "io_timeout" after an I/O stuck past io_timeout,
  * "interrupted" after lb_run_interrupt_all. */
 const char *lb_run_stopped_by(const struct lb_run *r);

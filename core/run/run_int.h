@@ -14,6 +14,7 @@
 #ifndef LB_RUN_INT_H
 #define LB_RUN_INT_H
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -304,6 +305,7 @@ struct lb_run {
     void *trace_arg;
     char err[512];
     char note[256];              /* lb_run_note; "" when none */
+    char end_note[PATH_MAX + 64]; /* lb_run_end_note; "" when none */
     struct lb_flow flows[LB_FLOWS_MAX];
     unsigned nflows;
 };

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Description: unlink=1 removes the job's files once the run is over, as
 # fio's does, but only the files luabench created: a user's file read with
-# unlink=1 stays byte for byte; without unlink the files stay.
+# unlink=1 stays byte for byte and a note says it was kept; without unlink
+# the files stay.
 . "$(dirname "$0")/lib.sh"
 d=$(lb_tmpdir)
 cd "$d" || fail "cd $d"
@@ -20,4 +21,9 @@ cp user.dat want.dat
 "$LUABENCH" fio --name=j --filename=user.dat --rw=read --bs=1 --size=8 --unlink=1 \
   --output=/dev/null 2>err || fail "unlink of a user's file: exit $?: $(cat err)"
 cmp -s user.dat want.dat || fail "unlink=1 removed or changed a file luabench did not create"
+grep -qx "luabench: note: unlink: user.dat was kept: luabench did not create it" err ||
+  fail "the user is not told that user.dat was kept: $(cat err)"
+"$LUABENCH" fio --name=j --filename=user.dat --rw=read --bs=1 --size=8 --output=/dev/null 2>err ||
+  fail "read without unlink: exit $?: $(cat err)"
+[ ! -s err ] || fail "a note without unlink=1: $(cat err)"
 pass
