@@ -247,8 +247,7 @@ static void push_result(lua_State *L, struct lb_run *run, int opts, int ivs_tab,
             luaL_error(L, "lb.run: merging the ranks' results failed: %s", lb_mpi_error(rc));
         }
         spread_s = cl.start_spread_ns / 1e9;
-        struct lb_ivs civs = {cl.ivp, cl.niv};
-        lb_push_stats(L, &cl.total, j0->name, &civs);
+        lb_push_stats(L, &cl.total, j0->name);
         push_hosts(L, &cl);
         lua_setfield(L, -2, "hosts");
         lua_newtable(L);
@@ -258,12 +257,12 @@ static void push_result(lua_State *L, struct lb_run *run, int opts, int ivs_tab,
         }
         lua_setfield(L, -2, "intervals");
         lb_cluster_free(&cl);
-        lb_push_stats(L, lb_run_total(run), j0->name, &ivs);
+        lb_push_stats(L, lb_run_total(run), j0->name);
         lua_pushvalue(L, ivs_tab);
         lua_setfield(L, -2, "intervals");
         lua_setfield(L, -2, "local");
     } else {
-        lb_push_stats(L, lb_run_total(run), j0->name, &ivs);
+        lb_push_stats(L, lb_run_total(run), j0->name);
         lua_pushvalue(L, ivs_tab);
         lua_setfield(L, -2, "intervals");
     }
@@ -292,12 +291,12 @@ static void push_result(lua_State *L, struct lb_run *run, int opts, int ivs_tab,
     int clones = lua_gettop(L);
     for (size_t j = 0; j < nj; j++) {
         const struct lb_job *job = lb_run_job(run, j);
-        lb_push_stats(L, lb_run_job_stats(run, j), job->name, nj == 1 ? &ivs : NULL);
+        lb_push_stats(L, lb_run_job_stats(run, j), job->name);
         lua_rawseti(L, clones - 1, (lua_Integer)j + 1);
         if (job->group_reporting)
             continue;
         for (size_t c = 0; c < job->numjobs; c++) {
-            lb_push_stats(L, lb_run_clone_stats(run, j, c), job->name, NULL);
+            lb_push_stats(L, lb_run_clone_stats(run, j, c), job->name);
             lua_rawseti(L, clones, (lua_Integer)lua_rawlen(L, clones) + 1);
         }
     }

@@ -84,61 +84,21 @@ void lb_push_latency(lua_State *L, const struct lb_hist *h)
     }
 }
 
-struct sample_stats {
-    double min, max, mean, dev;
-    uint64_t n;
-};
-
-static struct sample_stats samples_of(const double *v, size_t n)
+/* bw (KiB/s) and iops samples as fio's (stat.c calc_lat): min, max, mean,
+ * and the stdev of the n samples (n - 1 in the divisor). */
+static void push_samples(lua_State *L, const char *pre, const char *dev,
+                         const struct lb_samples *s)
 {
-    struct sample_stats s = {0};
-    if (n == 0)
-        return s;
-    s.min = s.max = v[0];
-    double sum = 0;
-    for (size_t i = 0; i < n; i++) {
-        sum += v[i];
-        s.min = v[i] < s.min ? v[i] : s.min;
-        s.max = v[i] > s.max ? v[i] : s.max;
-    }
-    s.mean = sum / n;
-    double sq = 0;
-    for (size_t i = 0; i < n; i++)
-        sq += (v[i] - s.mean) * (v[i] - s.mean);
-    s.dev = n > 1 ? sqrt(sq / (n - 1)) : 0;
-    s.n = n;
-    return s;
-}
-
-/* bw (KiB/s) and iops samples from the intervals; as fio's (stat.c
- * __add_samples), an interval without bytes of direction d is no sample
- * of it, so a direction never used has none */
-static void push_samples(lua_State *L, const struct lb_ivs *ivs, int d)
-{
-    size_t n = ivs ? ivs->n : 0;
-    double bw[n ? n : 1], io[n ? n : 1];
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        const struct lb_interval *iv = ivs->v[i];
-        double secs = (double)(iv->end_ns - iv->start_ns) / 1e9;
-        if (secs <= 0 || !iv->bytes[d])
-            continue;
-        bw[k] = (double)iv->bytes[d] / 1024.0 / secs;
-        io[k] = (double)iv->ios[d] / secs;
-        k++;
-    }
-    struct sample_stats b = samples_of(bw, k), o = samples_of(io, k);
-    lb_set_num(L, "bw_min", b.min);
-    lb_set_num(L, "bw_max", b.max);
-    lb_set_num(L, "bw_agg", k ? 100.0 : 0.0);
-    lb_set_num(L, "bw_mean", b.mean);
-    lb_set_num(L, "bw_dev", b.dev);
-    lb_set_int(L, "bw_samples", b.n);
-    lb_set_num(L, "iops_min", o.min);
-    lb_set_num(L, "iops_max", o.max);
-    lb_set_num(L, "iops_mean", o.mean);
-    lb_set_num(L, "iops_stddev", o.dev);
-    lb_set_int(L, "iops_samples", o.n);
+    char k[32];
+    snprintf(k, sizeof k, "%s_min", pre);
+    lb_set_num(L, k, (double)s->min);
+    snprintf(k, sizeof k, "%s_max", pre);
+    lb_set_num(L, k, (double)s->max);
+    snprintf(k, sizeof k, "%s_mean", pre);
+    lb_set_num(L, k, s->mean);
+    lb_set_num(L, dev, s->n > 1 ? sqrt(s->S / (double)(s->n - 1)) : 0);
+    snprintf(k, sizeof k, "%s_samples", pre);
+    lb_set_int(L, k, s->n);
 }
 
 /* prios: {prioclass, prio, clat_hist, lat_hist} for each priority the
@@ -159,8 +119,7 @@ static void push_prios(lua_State *L, const struct lb_dir_stats *ds)
     lua_setfield(L, -2, "prios");
 }
 
-static void push_dir(lua_State *L, const struct lb_stats *s, int d,
-                     const struct lb_ivs *ivs)
+static void push_dir(lua_State *L, const struct lb_stats *s, int d)
 {
     const struct lb_dir_stats *ds = &s->dir[d];
     double secs = (double)s->runtime_ns / 1e9;
@@ -197,7 +156,9 @@ static void push_dir(lua_State *L, const struct lb_stats *s, int d,
     }
     if (ds->nprio)
         push_prios(L, ds);
-    push_samples(L, ivs, d);
+    push_samples(L, "bw", "bw_dev", &ds->bw);
+    lb_set_num(L, "bw_agg", ds->bw.n ? 100.0 : 0.0);
+    push_samples(L, "iops", "iops_stddev", &ds->iops);
 }
 
 static void push_errors(lua_State *L, const struct lb_err_stats *e)
@@ -290,8 +251,7 @@ static void push_depths(lua_State *L, const struct lb_stats *s)
     push_map(L, s->iodepth_complete, batch, "iodepth_complete");
 }
 
-void lb_push_stats(lua_State *L, const struct lb_stats *s, const char *name,
-                   const struct lb_ivs *ivs)
+void lb_push_stats(lua_State *L, const struct lb_stats *s, const char *name)
 {
     lua_createtable(L, 0, 32);
     lua_pushstring(L, name ? name : "job");
@@ -299,7 +259,7 @@ void lb_push_stats(lua_State *L, const struct lb_stats *s, const char *name,
     lb_set_int(L, "groupid", 0);
     lb_set_int(L, "error", (uint64_t)s->err.first_errno);
     for (int d = 0; d < LB_DDIR_N; d++) {
-        push_dir(L, s, d, ivs);
+        push_dir(L, s, d);
         lua_setfield(L, -2, lb_ddir_name(d));
     }
     push_cpu(L, s);

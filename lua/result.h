@@ -14,10 +14,9 @@ struct lb_ivs {
     size_t n;
 };
 
-/* Pushes a fio-shaped job table for s; bw/iops samples come from ivs when
- * given. */
-void lb_push_stats(lua_State *L, const struct lb_stats *s, const char *name,
-                   const struct lb_ivs *ivs);
+/* Pushes a fio-shaped job table for s (its bw/iops samples: the clones'
+ * own, summed as fio's group_reporting sums them). */
+void lb_push_stats(lua_State *L, const struct lb_stats *s, const char *name);
 void lb_push_interval(lua_State *L, const struct lb_interval *iv);
 /* Gives the table on top of the stack the interval records' metatable:
  * reading a string key it lacks raises an error naming the key. */

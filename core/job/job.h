@@ -119,6 +119,8 @@ struct lb_job {
     uint64_t rate_min[LB_DDIR_N];  /* bytes/s below which the job fails */
     uint64_t rate_iops_min[LB_DDIR_N];
     uint32_t ratecycle;            /* ms the minimums are averaged over */
+    uint32_t bwavgtime;            /* ms of a bandwidth sample (fio: 500) */
+    uint32_t iopsavgtime;          /* ms of an IOPS sample (fio: 500) */
     int rate_process;            /* enum lb_rate_process */
     uint64_t thinktime;          /* us between I/Os */
     uint64_t thinktime_spin;     /* us of that pause spent busy */

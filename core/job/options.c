@@ -215,6 +215,12 @@ const struct lb_opt lb_opts[] = {
       .set = lb_opt_set_rate_iops_min, .arg = "int[,int,int]"),
     O("ratecycle", NULL, LB_OPT_U32, ratecycle,
       "ms over which rate_min and rate_iops_min are averaged (default 1000)", .min = 1),
+    O("bwavgtime", NULL, LB_OPT_U32, bwavgtime,
+      "ms over which each bandwidth sample (bw min/max/avg/stdev/samples) is averaged "
+      "(default 500)", .min = 1),
+    O("iopsavgtime", NULL, LB_OPT_U32, iopsavgtime,
+      "ms over which each IOPS sample (iops min/max/avg/stdev/samples) is averaged "
+      "(default 500)", .min = 1),
     O("rate_process", NULL, LB_OPT_ENUM, rate_process,
       "spacing of capped I/Os: even or Poisson arrivals",
       .values = "linear|poisson"),
@@ -369,6 +375,8 @@ void lb_job_init(struct lb_job *j)
     j->create_fsync = true;
     j->allow_file_create = true;
     j->ratecycle = 1000;
+    j->bwavgtime = 500;
+    j->iopsavgtime = 500;
     j->fadvise_hint = LB_FADV_PATTERN;
     j->randrepeat = true;
     j->do_verify = true;

@@ -76,6 +76,49 @@ static void next_event_set(struct lb_worker *w)
         w->next_event = w->iv_next < w->deadline ? w->iv_next : w->deadline;
     if (w->rmin_next && w->rmin_next < w->next_event)
         w->next_event = w->rmin_next;
+    if (w->measuring && w->samp_next && w->samp_next < w->next_event)
+        w->next_event = w->samp_next;
+}
+
+/* One kind of fio's rate samples (stat.c __add_samples), due every avg
+ * ms from the end of the ramp (fio's helper thread keeps to that grid):
+ * once one is due, each direction that moved since the last sample gets
+ * one of whole KiB/s (bw) or IOPS over the whole ms spent since.  The
+ * clock ns of this kind's next sample. */
+static uint64_t rate_sample(struct lb_worker *w, uint64_t t, uint32_t avg, uint64_t *last,
+                            uint64_t *done, int iops)
+{
+    uint64_t len = (uint64_t)avg * 1000000u;
+    uint64_t due = w->t_measure + ((*last - w->t_measure) / len + 1) * len;
+
+    if (t < due)
+        return due;
+    uint64_t ms = (t - *last) / 1000000u;
+    for (int d = 0; d < LB_DDIR_N; d++) {
+        uint64_t now = iops ? w->st.dir[d].ios + w->iv_ios[d]
+                            : w->st.dir[d].bytes + w->iv_bytes[d];
+        uint64_t delta = now - done[d];
+
+        if (!delta)
+            continue;
+        struct lb_samples *s = iops ? &w->st.dir[d].iops : &w->st.dir[d].bw;
+        lb_samples_add(s, !ms ? 0 : iops ? delta * 1000 / ms : delta * 1000 / ms / 1024);
+        done[d] = now;
+    }
+    *last = t;
+    return w->t_measure + ((t - w->t_measure) / len + 1) * len;
+}
+
+static void rate_samples(struct lb_worker *w, uint64_t t)
+{
+    const struct lb_job *j = w->job;
+    uint64_t a = UINT64_MAX, b = UINT64_MAX;
+
+    if (j->bwavgtime)
+        a = rate_sample(w, t, j->bwavgtime, &w->bw_t, w->bw_bytes, 0);
+    if (j->iopsavgtime)
+        b = rate_sample(w, t, j->iopsavgtime, &w->iops_t, w->iops_ios, 1);
+    w->samp_next = a < b ? a : b;
 }
 
 /* fio's check_min_rate: after 2 s, the first look at a direction that has
@@ -139,6 +182,15 @@ void lb_measure_begin(struct lb_worker *w, uint64_t t)
     w->deadline = w->job->runtime ? t + w->job->runtime * 1000 : UINT64_MAX;
     memset(w->rmin_t, 0, sizeof(w->rmin_t));
     w->rmin_next = 0;
+    /* fio's samples count from the end of the ramp (reset_all_stats) */
+    w->bw_t = w->iops_t = t;
+    for (int d = 0; d < LB_DDIR_N; d++) {
+        w->bw_bytes[d] = w->st.dir[d].bytes + w->iv_bytes[d];
+        w->iops_ios[d] = w->st.dir[d].ios + w->iv_ios[d];
+    }
+    w->samp_next = 0;
+    if (w->job->bwavgtime || w->job->iopsavgtime)
+        rate_samples(w, t);
     for (int d = 0; d < LB_DDIR_N; d++)
         if (w->job->rate_min[d] || w->job->rate_iops_min[d])
             w->rmin_next = t + 2000000000u;     /* fio's settling time */
@@ -167,6 +219,8 @@ int lb_worker_event(struct lb_worker *w, uint64_t t)
         if (r)
             return r;
     }
+    if (w->samp_next && t >= w->samp_next && t < w->deadline)
+        rate_samples(w, t);     /* none at the end: fio's thread has left */
     next_event_set(w);
     return t >= w->deadline ? END_RUNTIME : 0;
 }

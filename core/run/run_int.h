@@ -197,6 +197,10 @@ struct lb_worker {
                                     next check, 0 without a minimum */
     uint64_t rmin_t[LB_DDIR_N];  /* the last check of a direction, 0: none yet */
     uint64_t rmin_bytes[LB_DDIR_N], rmin_ios[LB_DDIR_N];  /* done at it */
+    uint64_t samp_next;          /* clock ns of the next bw/iops sample, 0:
+                                    none (bwavgtime = iopsavgtime = 0) */
+    uint64_t bw_t, iops_t;       /* the last bw and iops samples (clock ns) */
+    uint64_t bw_bytes[LB_DDIR_N], iops_ios[LB_DDIR_N];  /* done at them */
     bool rated;                  /* a direction has a rate cap: its I/Os
                                     get a due time (t_sched) */
     uint64_t rate_bps[LB_DDIR_N];/* fio's: rate, else rate_iops x the

@@ -119,8 +119,39 @@ static int prio_merge(struct lb_dir_stats *d, const struct lb_dir_stats *s)
     return 0;
 }
 
+void lb_samples_add(struct lb_samples *s, uint64_t v)
+{
+    double delta = (double)v - s->mean;
+
+    if (!s->n || v < s->min)
+        s->min = v;
+    if (v > s->max)
+        s->max = v;
+    s->mean += delta / (double)(s->n + 1);
+    s->S += delta * ((double)v - s->mean);
+    s->n++;
+}
+
+/* fio's sum_stat with pure_sum: every figure added */
+static void samples_merge(struct lb_samples *d, const struct lb_samples *s)
+{
+    if (!s->n)
+        return;
+    if (!d->n) {
+        *d = *s;
+        return;
+    }
+    d->min += s->min;
+    d->max += s->max;
+    d->n += s->n;
+    d->mean += s->mean;
+    d->S += s->S;
+}
+
 static int dir_merge(struct lb_dir_stats *d, const struct lb_dir_stats *s)
 {
+    samples_merge(&d->bw, &s->bw);
+    samples_merge(&d->iops, &s->iops);
     d->ios += s->ios;
     d->bytes += s->bytes;
     d->short_ios += s->short_ios;

@@ -23,6 +23,16 @@ struct lb_prio_lat {
  * I/O (fewer bytes than asked, no errno) counts in ios and short_ios with
  * the bytes it moved; it is not an error.  With a sync engine lat = clat
  * and slat is empty. */
+/* Rate samples as fio's io_stat: n samples of whole KiB/s or IOPS, each
+ * over bwavgtime (iopsavgtime) ms of one worker; mean and S (the sum of
+ * squared deviations) as Welford's.  Merged (clones into a job, jobs into
+ * the run) as fio's group_reporting sums them: min, max, mean, S and n
+ * each added. */
+struct lb_samples {
+    uint64_t n, min, max;
+    double mean, S;
+};
+
 struct lb_dir_stats {
     uint64_t ios;                /* completed I/Os, short ones included */
     uint64_t bytes;
@@ -36,7 +46,11 @@ struct lb_dir_stats {
     struct lb_prio_lat *prio;    /* by priority, nprio of them: NULL for a
                                     job without prio, prioclass, cmdprio_* */
     uint32_t nprio;
+    struct lb_samples bw, iops;  /* KiB/s and IOPS samples */
 };
+
+/* Adds one sample v to s (fio's add_stat_sample). */
+void lb_samples_add(struct lb_samples *s, uint64_t v);
 
 struct lb_err_stats {
     uint64_t count;              /* all failed I/Os and verify failures */

@@ -171,6 +171,13 @@ local SUMS = {"io_bytes", "io_kbytes", "total_ios", "short_ios", "drop_ios", "er
               "bw_min", "bw_max", "bw_mean", "bw_samples", "iops_min", "iops_max",
               "iops_mean", "iops_samples"}
 
+-- The sum of squared deviations behind a stdev of n samples.
+local function squares(dev, n)
+  return (dev or 0) ^ 2 * math.max((n or 0) - 1, 0)
+end
+
+-- Rate samples merge as fio's group_reporting sums them (sum_stat with
+-- pure_sum): min, max, mean, the squared deviations and the counts added.
 local function merge_dir(list, d)
   local m = {runtime = 0, bw_dev = 0, iops_stddev = 0}
   for _, k in ipairs(SUMS) do m[k] = 0 end
@@ -178,12 +185,13 @@ local function merge_dir(list, d)
     local x = r[d]
     for _, k in ipairs(SUMS) do m[k] = m[k] + (x[k] or 0) end
     m.runtime = math.max(m.runtime, x.runtime or 0)
-    m.bw_dev = m.bw_dev + (x.bw_dev or 0) ^ 2
-    m.iops_stddev = m.iops_stddev + (x.iops_stddev or 0) ^ 2
+    m.bw_dev = m.bw_dev + squares(x.bw_dev, x.bw_samples)
+    m.iops_stddev = m.iops_stddev + squares(x.iops_stddev, x.iops_samples)
     m.bs_min = x.bs_min and x.bs_min > 0 and math.min(m.bs_min or x.bs_min, x.bs_min) or m.bs_min
     m.bs_max = math.max(m.bs_max or 0, x.bs_max or 0)
   end
-  m.bw_dev, m.iops_stddev = math.sqrt(m.bw_dev), math.sqrt(m.iops_stddev)
+  m.bw_dev = m.bw_samples > 1 and math.sqrt(m.bw_dev / (m.bw_samples - 1)) or 0
+  m.iops_stddev = m.iops_samples > 1 and math.sqrt(m.iops_stddev / (m.iops_samples - 1)) or 0
   m.bw_agg = m.bw_samples > 0 and 100.0 or 0.0
   local secs = m.runtime / 1000
   m.bw_bytes = secs > 0 and m.io_bytes / secs or 0
@@ -265,6 +273,28 @@ local function job_entries(r, out)
   end
 end
 
+-- fio's per= (convert_agg_kbytes_percent): an entry's mean bandwidth
+-- sample over its group's aggregate bandwidth (the group's bytes over its
+-- longest runtime, as the group line), at most 100 %.
+local function set_per(entries)
+  for _, d in ipairs(O.DDIRS) do
+    local bytes, ms = 0, 0
+    for _, e in ipairs(entries) do
+      local x = e[d]
+      if x and (x.total_ios or 0) > 0 then
+        bytes, ms = bytes + (x.io_bytes or 0), math.max(ms, x.runtime or 0)
+      end
+    end
+    local agg = ms > 0 and bytes * 1000 // ms or 0
+    for _, e in ipairs(entries) do
+      local x = e[d]
+      if x and (x.bw_samples or 0) > 0 then
+        x.bw_agg = agg > 1024 and math.min(100.0, math.floor(x.bw_mean) * 100 / (agg / 1024)) or 100.0
+      end
+    end
+  end
+end
+
 -- Report entries of results (see the file's opening paragraph).
 function O.entries(results)
   if results.read then results = {results} end
@@ -278,8 +308,10 @@ function O.entries(results)
     local list = groups[g]
     local job = list[1]._job
     local gr = P.truthy(job and job.group_reporting or list[1].options and list[1].options.group_reporting)
+    local first = #out + 1
     if gr then out[#out + 1] = group_entry(list)
     else for _, r in ipairs(list) do job_entries(r, out) end end
+    set_per(table.move(out, first, #out, 1, {}))
   end
   return out
 end
