@@ -198,8 +198,22 @@ int lb_gen_setup(struct lb_worker *w)
     g->wrap_drop = wraps_drop(w, g);
     g->slow = w->opsrc || w->verify_writes || j->verify_only || w->open_max;
     g->convert = j->verify_only && lb_job_writes_data(j);
+    g->rng_off0 = g->rng_off;
     lb_gen_restart(w);
     return 0;
+}
+
+/* fio at the end of the ramp: the offsets begin again as the ramp began
+ * (the same random offsets, sequential ones from the start), while the
+ * read/write mix draws on where it was. */
+void lb_gen_ramp_over(struct lb_worker *w)
+{
+    struct lb_gen *g = &w->gen;
+    struct lb_taus88 mix = g->mix_rng;
+
+    g->rng_off = g->rng_off0;
+    lb_gen_restart(w);
+    g->mix_rng = mix;
 }
 
 /* A fresh pass: positions back to the start, new permutations. */

@@ -36,6 +36,9 @@ void lb_gen_wrap_drop(struct lb_worker *w, unsigned fi);
 int lb_gen_new_pass(struct lb_worker *w);
 /* Back to the first pass. */
 void lb_gen_restart(struct lb_worker *w);
+/* Back to the first pass at the end of the ramp, as fio (the offsets as
+ * they began, the read/write mix going on). */
+void lb_gen_ramp_over(struct lb_worker *w);
 /* The file of the next I/O (file_service_type). */
 unsigned lb_gen_file(struct lb_worker *w);
 /* A block size of direction d drawn from bsrange or bssplit, among those

@@ -195,7 +195,7 @@ void lb_measure_begin(struct lb_worker *w, uint64_t t)
         if (w->job->rate_min[d] || w->job->rate_iops_min[d])
             w->rmin_next = t + 2000000000u;     /* fio's settling time */
     if (w->job->ramp_time && !w->opsrc) {
-        lb_gen_restart(w);
+        lb_gen_ramp_over(w);
         /* fio's reset_all_stats: the mix counts its I/Os from here */
         memset(w->gen.mix_issued, 0, sizeof(w->gen.mix_issued));
         lb_gen_snapshot(w);

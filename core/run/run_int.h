@@ -55,6 +55,7 @@ struct lb_wfile {
  * start of a pass replays the pass for verification. */
 struct lb_gen {
     struct lb_rng rng_off;       /* offsets and permutation seeds */
+    struct lb_rng rng_off0;      /* rng_off as the first pass began */
     struct lb_rng rng_aux;       /* direction, block size, file choice */
     uint8_t ddir;                /* the direction when not mixed */
     bool mixed, random, randmap, skewed;
