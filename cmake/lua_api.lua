@@ -175,6 +175,9 @@ return {
       {"sweep.plateau{metric=\"bw\", gain=0.05}", "Stops a series when a step gains less than gain."},
       {"sweep.dims(vary)", "The dimensions of vary in sweep order: {{name=, values=}...}."},
       {"sweep.grid(dims)", "The parameter sets of dims, the first dimension outermost."},
+      {"sweep.search_max(pass, kmax)", "The largest k in 1..kmax with pass(k) true, pass holding up " ..
+       "to some k and failing above: doubling from 1, then bisection, each k tried once; returns it " ..
+       "(0 when pass(1) fails) and the smallest k tried that failed (nil when kmax passed)."},
     }},
     {title = "luabench.stop", module = "luabench.stop", var = "stop",
      text = {"Stop rules for lb.run{stop = rule}: a rule is called after every interval with the interval " ..

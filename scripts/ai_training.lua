@@ -17,6 +17,7 @@
 --   luabench scripts/ai_training.lua help=1
 local report = require("luabench.report")
 local script = require("luabench.script")
+local sweep = require("luabench.sweep")
 
 -- Sizes, times, shuffle and file_format stay text: lb.train checks them
 -- (a bad one is a refused field, exit 2).
@@ -136,32 +137,20 @@ local function run(s, k)
   return r
 end
 
--- Doubles K while AU holds, then bisects between the last K that held and
--- the first that did not.
+-- The most accelerators kept at AU >= au_min (sweep.search_max: doubling,
+-- then bisection), a row per K tried.
 local function find_max(s, au_min, kmax)
   local tried = {}
-  local function try(k)
-    if not tried[k] then
-      local r = run(s, k)
-      tried[k] = r
-      say(string.format("%6d %7.1f%% %12s %12s %12s", k, r.au * 100,
-                          report.fmt_iops(r.samples_per_s), report.fmt_bw(r.bw_bytes, "MB/s"),
-                          pct(r.batch_wait_ns, 99)))
-    end
-    return tried[k].au >= au_min
-  end
   say(string.format("%6s %8s %12s %12s %12s", "accel", "AU", "samples/s", "MB/s", "wait p99"))
-  if not try(1) then return 0, tried[1] end
-  local good, bad = 1, nil
-  while not bad and good < kmax do
-    local k = math.min(good * 2, kmax)
-    if try(k) then good = k else bad = k end
-  end
-  while bad and bad - good > 1 do
-    local mid = (good + bad) // 2
-    if try(mid) then good = mid else bad = mid end
-  end
-  return good, tried[good]
+  local good = sweep.search_max(function(k)
+    local r = run(s, k)
+    tried[k] = r
+    say(string.format("%6d %7.1f%% %12s %12s %12s", k, r.au * 100,
+                        report.fmt_iops(r.samples_per_s), report.fmt_bw(r.bw_bytes, "MB/s"),
+                        pct(r.batch_wait_ns, 99)))
+    return r.au >= au_min
+  end, kmax)
+  return good, tried[math.max(good, 1)]
 end
 
 local s = spec_of(v)

@@ -3,19 +3,33 @@
 -- dataset at least 5x the clients' memory and 500 steps per epoch (or
 -- scaled=1, labelled, for small trials), a warm-up run and `runs` seeded
 -- runs, the AU threshold of the workload in every run and their samples/s
--- within 5 % of each other.  Prints the run table and a
--- verdict line.  model=llama3-8b|70b|405b|1t prints the checkpoint size of
+-- within 5 % of each other.  The dataset is laid out in the workload's
+-- format, as its DLIO config says (npz for unet3d, TFRecord for resnet50
+-- and cosmoflow); format=raw gives bare samples, which direct=1 needs.
+-- Prints the run table and a verdict line.
+-- find_max=1 asks MLPerf's question instead: the most accelerators per
+-- host (per rank under MPI), up to max_accelerators, for which all `runs`
+-- runs pass; doubling, then bisection, a row per count tried and a verdict
+-- line naming the most that passed and the fewest that failed.  Each count
+-- reads the rules' minimum for it (files= fixes one dataset for all, and
+-- bounds the counts to those it feeds, or, without scaled=1, holds the
+-- minimum for): files are added as larger counts need them, smaller counts
+-- read the first ones, and the subfolders are those of the most files the
+-- search may ask, so that one layout serves every count.
+-- model=llama3-8b|70b|405b|1t prints the checkpoint size of
 -- the model and the bytes each rank writes, as DLIO sizes them; with dir=
 -- it also writes `checkpoints` checkpoints (each rank its part, fsync at
 -- the end) and reads them back, reporting MLPerf's figures: the duration
 -- of the slowest rank and the checkpoint's bytes over it.
 --   luabench scripts/mlperf.lua workload=unet3d accelerator=h100 accelerators=4 dir=PATH
+--   luabench scripts/mlperf.lua workload=resnet50 find_max=1 max_accelerators=32 dir=PATH
 --   luabench scripts/mlperf.lua model=llama3-70b [dir=PATH checkpoint_scale=0.001]
 -- Under mpirun/srun each rank emulates `accelerators` accelerators, the
 -- dataset is sharded over all of them, the rules are checked for all ranks
 -- (their accelerators, the memory of every host) and rank 0 prints.
 local mlperf = require("luabench.mlperf")
 local prep = require("luabench.prep")
+local sweep = require("luabench.sweep")
 local report = require("luabench.report")
 local script = require("luabench.script")
 local mpi = require("luabench.mpi")
@@ -25,7 +39,7 @@ local v = script.params({
   {"workload", default = "unet3d", choices = mlperf.workloads, help = "MLPerf training workload"},
   {"accelerator", default = "h100", choices = mlperf.accelerators,
    help = "accelerator type (sets the compute time per step)"},
-  {"accelerators", type = "int", default = 1, min = 1, help = "emulated accelerators (per rank under MPI)"},
+  {"accelerators", type = "int", default = 1, min = 1, help = "emulated accelerators (per rank under MPI; find_max=1 searches the count)"},
   {"dir", help = "dataset directory (default: a temporary one, removed at the end)"},
   {"client_memory", type = "size", help = "clients' memory in bytes (fio units; default: MemTotal of this host)"},
   {"scaled", type = "bool", default = false,
@@ -38,7 +52,14 @@ local v = script.params({
   {"warmup", type = "bool", default = true,
    help = "1: a warm-up run first (seed - 1), shown and not counted, as MLPerf's rules ask"},
   {"seed", type = "int", default = 1, help = "seed of the first run (then seed+1, ...)"},
-  {"direct", type = "bool", default = false, help = "1: read with O_DIRECT"},
+  {"format", choices = mlperf.formats,
+   help = "the files' container (default: the workload's, npz for unet3d, tfrecord for " ..
+   "resnet50 and cosmoflow); raw: the bare samples"},
+  {"direct", type = "bool", default = false, help = "1: read with O_DIRECT (needs format=raw)"},
+  {"find_max", type = "bool", default = false,
+   help = "1: search the most accelerators per host for which all `runs` runs pass"},
+  {"max_accelerators", type = "int", default = 64, min = 1,
+   help = "find_max: the most accelerators per host tried"},
   {"model", help = "llama3-8b, llama3-70b, llama3-405b or llama3-1t: its checkpoint size " ..
    "(with dir=: written and read back)"},
   {"checkpoints", type = "int", default = 10, min = 1,
@@ -47,7 +68,8 @@ local v = script.params({
    help = "model= with dir=: fraction of each rank's part written (1: the real size)"},
 }, {about = "MLPerf Storage's training workloads with DLIO's accounting and the rules " ..
             "checked (dataset >= 5x client memory, >= 500 steps per epoch, AU threshold " ..
-            "in every run), or model= for the size of an LLM checkpoint."})
+            "in every run), in each workload's format (npz, tfrecord); find_max=1 for the " ..
+            "most accelerators per host that pass; or model= for the size of an LLM checkpoint."})
 
 -- A rank's part, scaled, in whole blocks of bs (1 MiB, 4 KiB when smaller).
 local function part_job(name, path, bytes, scale)
@@ -124,6 +146,12 @@ if v.model then
 end
 
 local w = assert(mlperf.workload(v.workload, v.accelerator))
+local format = v.format or w.format
+if v.direct and format ~= "raw" then
+  script.usage_error("direct=1 needs format=raw: lb.train reads %s files buffered (container " ..
+                     "headers are not aligned); add format=raw to read %s's samples as bare files",
+                     format, w.name)
+end
 
 local function mem_total()
   local f = io.open("/proc/meminfo")
@@ -135,25 +163,55 @@ end
 -- every host's memory and every rank's accelerators count
 local hosts = lb.size > 1 and mpi.hosts() or 1
 local memory = (v.client_memory and prep.bytes(v.client_memory) or mem_total()) * hosts
-local all_accelerators = v.accelerators * lb.size
-local need = mlperf.min_files(w, all_accelerators, memory)
-local files = v.files > 0 and v.files or need
-if not v.scaled then
-  if v.sample_size or v.compute_time then
-    script.usage_error("sample_size= and compute_time= change the workload: add scaled=1")
+local function need_for(k) return (mlperf.min_files(w, k * lb.size, memory)) end
+local function below_minimum(files, k)
+  script.usage_error("files=%d is below the rules' minimum of %d for %d accelerator%s and %s of " ..
+                     "client memory (add scaled=1 for a trial)", files, need_for(k), k * lb.size,
+                     k * lb.size == 1 and "" or "s", report.fmt_bytes(memory))
+end
+if not v.scaled and (v.sample_size or v.compute_time) then
+  script.usage_error("sample_size= and compute_time= change the workload: add scaled=1")
+end
+
+-- find_max's counts: up to max_accelerators, and with files= fixed no more
+-- than that many files feed (and, without scaled=1, hold the rules' minimum for)
+local kmax, bound = v.max_accelerators, string.format("max_accelerators=%d", v.max_accelerators)
+if v.find_max and v.files > 0 then
+  local most = mlperf.most_accelerators(w, v.files, lb.size, format)
+  if not v.scaled then
+    if v.files < need_for(1) then below_minimum(v.files, 1) end
+    local k = 1
+    while k < kmax and need_for(k + 1) <= v.files do k = k + 1 end
+    if k < kmax then
+      kmax, bound = k, string.format("files=%d holds the rules' minimum up to %d", v.files, k)
+    end
   end
-  if files < need then
-    script.usage_error(string.format("files=%d is below the rules' minimum of %d for %d " ..
-                                     "accelerators and %s of client memory (add scaled=1 " ..
-                                     "for a trial)", files, need, all_accelerators,
-                                     report.fmt_bytes(memory)))
+  if most < 1 then
+    script.usage_error("files=%d do not feed one accelerator per rank %d steps of %d samples",
+                       v.files, mlperf.MIN_STEPS, w.batch_size)
+  elseif most < kmax then
+    kmax, bound = most, string.format("files=%d feed at most %d", v.files, most)
   end
 end
 
+local files = v.files > 0 and v.files or need_for(v.accelerators)
+if not v.scaled and not v.find_max and files < need_for(v.accelerators) then
+  below_minimum(files, v.accelerators)
+end
+
 local spec = mlperf.train_spec(w, {files = files, accelerators = v.accelerators,
-                                   epochs = v.epochs, direct = v.direct})
+                                   epochs = v.epochs, direct = v.direct, format = format})
 if v.sample_size then spec.sample_size = v.sample_size end
 if v.compute_time then spec.compute_time = v.compute_time end
+-- Without files=, find_max lays out files as the counts need them, the
+-- subfolders fixed for the most files it may ask (lb.train's default
+-- depends on files: flat up to 10000, groups of 1000 above)
+local files_of = function() return files end
+if v.find_max and v.files == 0 then
+  files_of = need_for
+  local most_files = need_for(kmax)
+  spec.num_subfolders = most_files > 10000 and (most_files + 999) // 1000 or 1
+end
 
 local tmpname
 if v.dir then
@@ -169,38 +227,85 @@ local function say(...)
   if lb.rank == 0 then print(...) end
 end
 local ranks = lb.size > 1 and string.format(" x %d ranks", lb.size) or ""
+local compute = type(spec.compute_time) == "number" and spec.compute_time .. "s" or spec.compute_time
+local laid = 0      -- the most files asked for: what lb.train_remove removes
 
-local ok, err = pcall(function()
-  say(string.format("%s on %s x %d%s: %d files x %d samples, batch %d, %d read threads each, " ..
+-- `runs` seeded runs of k accelerators over the files k reads.
+local function train(k, seed)
+  spec.accelerators, spec.files, spec.seed = k, files_of(k), seed
+  laid = math.max(laid, spec.files)
+  return lb.train(spec)
+end
+local function seeded_runs(k, row)
+  local runs = {}
+  for i = 1, v.runs do
+    runs[i] = train(k, v.seed + i - 1)
+    if row then row(i, runs[i]) end
+  end
+  return runs
+end
+
+local function one_count()
+  say(string.format("%s on %s x %d%s: %d files x %d samples (%s), batch %d, %d read threads each, " ..
                       "compute %s per step%s", w.name, w.accelerator, v.accelerators, ranks, files,
-                      w.samples_per_file, w.batch_size, w.read_threads,
-                      type(spec.compute_time) == "number" and spec.compute_time .. "s" or spec.compute_time,
+                      w.samples_per_file, format, w.batch_size, w.read_threads, compute,
                       v.scaled and " (scaled: not a closed submission)" or ""))
   say(string.format("%4s %9s %8s %14s %12s  %s", "run", "AU", "stdev", "samples/s", "MB/s", "AU >= " ..
                       string.format("%.0f%%", w.au * 100)))
-  local runs = {}
   if v.warmup then
-    spec.seed = v.seed - 1
-    local r = lb.train(spec)
+    local r = train(v.accelerators, v.seed - 1)
     say(string.format("%4s %8.2f%% %8.2f %14.2f %12.2f  %s", "warm", r.au * 100, r.au_stdev * 100,
                       r.dlio_samples_per_s, r.dlio_mb_per_s, "(not counted)"))
   end
-  for i = 1, v.runs do
-    spec.seed = v.seed + i - 1
-    local r = lb.train(spec)
-    runs[i] = r
+  local runs = seeded_runs(v.accelerators, function(i, r)
     say(string.format("%4d %8.2f%% %8.2f %14.2f %12.2f  %s", i, r.au * 100, r.au_stdev * 100,
                         r.dlio_samples_per_s, r.dlio_mb_per_s, r.au >= w.au and "success" or "fail"))
-  end
+  end)
   local vd = mlperf.verdict(w, runs)
   say(string.format("%s %s x %d%s: %s, mean AU %.2f%% (threshold %.0f%%), samples/s spread " ..
                       "%.1f%% (%s %.0f%%) over %d runs%s", w.name, w.accelerator, v.accelerators,
                       ranks, vd.pass and "PASS" or "FAIL", vd.au_mean * 100, w.au * 100,
                       vd.spread * 100, vd.consistent and "within" or "above", mlperf.SPREAD * 100,
                       #runs, v.scaled and " (scaled)" or ""))
-end)
+end
+
+-- MLPerf's question: the most accelerators per host whose runs all pass.
+local function search()
+  local per = lb.size > 1 and "per rank" or "per host"
+  say(string.format("%s on %s%s, find_max up to %d accelerator%s %s (%s): %s (%s), " ..
+                      "batch %d, %d read threads each, compute %s per step, %d runs a count%s",
+                      w.name, w.accelerator, ranks, kmax, kmax == 1 and "" or "s", per, bound,
+                      v.files > 0 and string.format("%d files", v.files) or
+                        "files: the rules' minimum of each count",
+                      format, w.batch_size, w.read_threads, compute, v.runs,
+                      v.scaled and " (scaled: not a closed submission)" or ""))
+  local cols = "%6s %9s %9s %9s %9s %14s  %s"
+  say(string.format(cols, "accel", "files", "mean AU", "min AU", "spread", "samples/s",
+                    string.format("AU >= %.0f%%, spread <= %.0f%%", w.au * 100, mlperf.SPREAD * 100)))
+  if v.warmup then
+    local r = train(1, v.seed - 1)
+    say(string.format("%6s %9d %8.2f%% %8.2f%% %9s %14.2f  %s", "warm", spec.files, r.au * 100,
+                      r.au * 100, "-", r.dlio_samples_per_s, "(not counted)"))
+  end
+  local verdicts = {}
+  local good, bad = sweep.search_max(function(k)
+    local runs = seeded_runs(k)
+    local vd, min_au, tp = mlperf.verdict(w, runs), math.huge, 0
+    for _, r in ipairs(runs) do
+      min_au, tp = math.min(min_au, r.au), tp + r.dlio_samples_per_s / #runs
+    end
+    verdicts[k] = vd
+    say(string.format("%6d %9d %8.2f%% %8.2f%% %8.1f%% %14.2f  %s", k, spec.files, vd.au_mean * 100,
+                      min_au * 100, vd.spread * 100, tp, vd.pass and "pass" or "fail"))
+    return vd.pass
+  end, kmax)
+  say(mlperf.find_max_line(w, good, bad, verdicts, bound, per) .. (v.scaled and " (scaled)" or ""))
+end
+
+local ok, err = pcall(v.find_max and search or one_count)
 if lb.size > 1 then pcall(lb.barrier) end   -- no rank still reads
 if tmpname then
+  spec.files = math.max(laid, 1)
   pcall(lb.train_remove, spec)
   os.remove(spec.dir)
   os.remove(tmpname)

@@ -3,7 +3,9 @@ luabench.mlperf: MLPerf Storage's workloads and rules as data, for
 scripts/mlperf.lua: the training presets (unet3d, resnet50, cosmoflow on
 a100 and h100, the figures of mlcommons/storage configs/dlio/workload), the
 minimum dataset of the rules (5x the clients' memory, 500 steps per epoch),
-the lb.train spec of a preset, and the LLM checkpoint sizes computed from
+the lb.train spec of a preset (in the workload's container: npz for
+unet3d, TFRecord for resnet50 and cosmoflow, as the configs' format), the
+verdict of a set of runs and of a find_max search, and the LLM checkpoint sizes computed from
 the model and its parallelism the way DLIO's checkpointing sizes its
 tensors (fp16 model, fp32 optimizer state with three groups).
 
@@ -17,9 +19,14 @@ It runs nothing and reads no file.
 
 local M = {}
 
--- The training workloads.  record_length is DLIO's record_length_bytes
--- (the mean sample), stdev its record_length_bytes_stdev; compute is the
--- computation_time per step in seconds; au the pass threshold.
+-- The training workloads.  format is the dataset's format, record_length
+-- DLIO's record_length_bytes (the mean sample; resnet50's 114660.07 whole),
+-- stdev its record_length_bytes_stdev; compute is the computation_time per
+-- step in seconds; au the pass threshold.  shuffle: "sample" where the
+-- config seeds file_shuffle and sample_shuffle, "none" where it sets
+-- neither (DLIO's default off); shuffle_size the TFRecord shuffle buffer
+-- where the config gives one (else DLIO's 1024).  No config sets
+-- transfer_size: the readers' own (numpy's and TensorFlow's 256 KiB).
 local base = {
   unet3d = {format = "npz", files = 168, samples_per_file = 1,
             record_length = 146600628, stdev = 68341808, batch_size = 7,
@@ -31,12 +38,13 @@ local base = {
               compute = {a100 = 0.435, h100 = 0.224}},
   cosmoflow = {format = "tfrecord", files = 524288, samples_per_file = 1,
                record_length = 2828486, stdev = 71311, batch_size = 1,
-               read_threads = 4, au = 0.70, shuffle = "sample",
+               read_threads = 4, au = 0.70, shuffle = "sample", shuffle_size = 2,
                compute = {a100 = 0.00551, h100 = 0.00350}},
 }
 
 M.workloads = {"unet3d", "resnet50", "cosmoflow"}
 M.accelerators = {"a100", "h100"}
+M.formats = {"raw", "npz", "tfrecord", "hdf5"}   -- lb.train's containers
 M.STEPS_PER_EPOCH = 500       -- the rules' minimum
 M.MEMORY_MULTIPLIER = 5       -- dataset >= 5x the clients' memory
 M.EPOCHS = 5                  -- the configs' epochs
@@ -73,19 +81,38 @@ function M.min_files(w, accelerators, memory_bytes)
 end
 
 -- The lb.train spec of a preset (dir, files, accelerators and the rest are
--- the caller's).  Sample sizes follow DLIO's normal draw when stdev > 0.
+-- the caller's; format= overrides the workload's container, "raw" for the
+-- bare samples).  Sample sizes follow DLIO's normal draw when stdev > 0.
 function M.train_spec(w, t)
+  t = t or {}
+  local format = t.format or w.format
   local s = {files = w.files, samples_per_file = w.samples_per_file,
              batch_size = w.batch_size, read_threads = w.read_threads,
              epochs = M.EPOCHS, shuffle = w.shuffle,
-             compute_time = w.compute_time,
+             compute_time = w.compute_time, format = format,
              file_format = w.samples_per_file > 1 and "packed" or "one-sample-per-file",
              sample_size = w.record_length}
   if w.stdev > 0 then
     s.sample_size = {dist = "normal", mean = w.record_length, stddev = w.stdev}
   end
-  for k, v in pairs(t or {}) do s[k] = v end
+  if format == "tfrecord" and w.shuffle_size then s.shuffle_size = w.shuffle_size end
+  for k, v in pairs(t) do s[k] = v end
   return s
+end
+
+M.MIN_STEPS = 3   -- steps per epoch for one counted by DLIO's throughput (steps - 2)
+
+-- The most accelerators per rank a dataset of `files` files feeds over
+-- `ranks` ranks: M.MIN_STEPS whole batches each per epoch, and in TFRecord
+-- (files sharded over the accelerators) a batch's records in each one's files.
+function M.most_accelerators(w, files, ranks, format)
+  local n = files * w.samples_per_file
+  local most = n // (M.MIN_STEPS * w.batch_size) // ranks
+  if format == "tfrecord" then
+    local per = (w.batch_size + w.samples_per_file - 1) // w.samples_per_file
+    most = math.min(most, files // per // ranks)
+  end
+  return most
 end
 
 -- ------------------------------------------------------------ checkpoints
@@ -191,6 +218,35 @@ function M.verdict(w, runs)
   local consistent = spread <= M.SPREAD + 1e-12
   return {pass = pass and consistent and #runs > 0, au_mean = #runs > 0 and au_sum / #runs or 0,
           spread = spread, consistent = consistent}
+end
+
+-- Why a verdict failed, for a find_max line: the AU (against the threshold
+-- when `against` and below it), and the spread when the runs were not
+-- consistent.
+local function failed_by(w, vd, against)
+  return string.format("AU %.1f%%%s%s", vd.au_mean * 100,
+                       against and vd.au_mean < w.au and string.format(" < %.0f%%", w.au * 100) or "",
+                       vd.consistent and "" or string.format(", samples/s spread %.1f%% above %.0f%%",
+                                                             vd.spread * 100, M.SPREAD * 100))
+end
+
+-- The verdict line of a find_max search: good the most accelerators per
+-- host that passed (0: none), bad the fewest that failed (nil: none tried),
+-- verdicts[k] the verdict of k, bound the search's upper bound and why.
+function M.find_max_line(w, good, bad, verdicts, bound, per)
+  per = per or "per host"
+  local head = string.format("%s %s: ", w.name, w.accelerator)
+  if good == 0 then
+    return head .. string.format("no accelerator count passes: 1 fails (%s)",
+                                 failed_by(w, verdicts[1], true))
+  end
+  local g = verdicts[good]
+  local line = head .. string.format("%d accelerator%s %s pass (AU %.1f%% >= %.0f%%)", good,
+                                     good == 1 and "" or "s", per, g.au_mean * 100, w.au * 100)
+  if bad then
+    return line .. string.format(", %d fail (%s)", bad, failed_by(w, verdicts[bad]))
+  end
+  return line .. string.format(", the most tried (%s)", bound)
 end
 
 return M

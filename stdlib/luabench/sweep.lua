@@ -56,6 +56,10 @@ sweep.  A rule table with an axis (sweep.knee, sweep.plateau) works per
 series -- the points that differ only on the axis -- so with vary = {rw =
 {...}, numjobs = {...}} each rw value gets its own knee; its finish(series,
 ctx) names the series' knee.
+
+sweep.search_max(pass, kmax) finds the largest k in 1..kmax for which
+pass(k) holds, pass being true up to some k and false above it: doubling
+from 1, then bisecting; each k is tried at most once.
 ]]
 
 local metrics = require "luabench.metric"
@@ -587,6 +591,32 @@ function M.plateau(o)
     end
   end
   return rule_table(P)
+end
+
+-- ------------------------------------------------------- the largest pass
+
+--[[ sweep.search_max(pass, kmax) -> good, bad: good the largest k tried
+with pass(k) true (0 when pass(1) is false), bad the smallest tried with
+pass(k) false (nil when kmax passed); bad = good + 1 unless good = kmax.
+k doubles from 1 while it passes, then bisects between good and bad. ]]
+function M.search_max(pass, kmax)
+  local known = {}
+  local function ok(k)
+    if known[k] == nil then known[k] = pass(k) and true or false end
+    return known[k]
+  end
+  if kmax < 1 then return 0, nil end
+  if not ok(1) then return 0, 1 end
+  local good, bad = 1, nil
+  while not bad and good < kmax do
+    local k = math.min(good * 2, kmax)
+    if ok(k) then good = k else bad = k end
+  end
+  while bad and bad - good > 1 do
+    local mid = (good + bad) // 2
+    if ok(mid) then good = mid else bad = mid end
+  end
+  return good, bad
 end
 
 return M
