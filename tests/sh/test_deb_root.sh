@@ -10,6 +10,7 @@
 # every write lands in the overlay's upper directory, which goes at the
 # end.  No network is needed: the package's dependencies are the host's.
 # Skipped (77) without root, unshare, overlayfs, cpack or dpkg.
+# lb-test: serial (cpack may relink build/luabench while other tests run it)
 . "$(dirname "$0")/lib.sh"
 : "${LB_BUILD:?LB_BUILD must name the build directory}"
 [ "$(id -u)" -eq 0 ] || skip "a clean root needs root (mount namespace, overlay, chroot)"
