@@ -227,7 +227,8 @@ local function say(...)
   if lb.rank == 0 then print(...) end
 end
 local ranks = lb.size > 1 and string.format(" x %d ranks", lb.size) or ""
-local compute = type(spec.compute_time) == "number" and spec.compute_time .. "s" or spec.compute_time
+local compute = tostring(spec.compute_time)
+if compute:match("^[%d.]+$") then compute = compute .. "s" end   -- seconds, fio's unit
 local laid = 0      -- the most files asked for: what lb.train_remove removes
 
 -- `runs` seeded runs of k accelerators over the files k reads.
