@@ -3,8 +3,11 @@
  * batches), the emulated accelerators with DLIO's accounting, the barrier
  * and checkpoints (see train.h; the dataset itself is train_data.c).
  *
- * Each epoch starts the readers of every loader and K accelerators and
- * ends when every accelerator has taken its steps.  Readers take batch
+ * The readers of every loader and K accelerators are started once per
+ * run, before the first epoch's clock, and live across the epochs (as
+ * DLIO's persistent PyTorch workers): each epoch is a job given to all of
+ * them at once, and ends when every accelerator has taken its steps;
+ * between epochs they sleep, and the queues are empty.  Readers take batch
  * numbers from their loader's atomic counter and read the batch's samples
  * with pread on descriptors kept open (packed files) or open/pread/close
  * (a file per sample); the only lock is the loader's, taken once per
@@ -147,9 +150,15 @@ struct train_run {
     _Atomic uint64_t rewritten;  /* layout: files rewritten (relayout) */
     _Atomic uint64_t steps;      /* over all accelerators, the run */
     _Atomic int stop;
-    pthread_mutex_t mu;          /* the thread count, the first failure */
+    pthread_mutex_t mu;          /* the thread count, the first failure,
+                                    the crew's job */
     pthread_cond_t done_cv;
-    unsigned running;            /* threads not yet finished */
+    unsigned running;            /* threads not yet done with their job */
+    pthread_cond_t go_cv[2];     /* the crew's readers [0] and accelerators
+                                    [1]: a new job of theirs, or the end */
+    uint64_t gen;                /* jobs given to the crew */
+    int job;                     /* the last of them (enum job) */
+    int quit;                    /* the crew ends */
     pthread_t *th;
     unsigned nth;
     char *stacks;                /* thread stacks (stacks_make), or NULL */
@@ -359,13 +368,14 @@ static int thread_start(struct train_run *r, void *(*fn)(void *), void *arg)
     return rc;
 }
 
-static int spawn(struct train_run *r, void *(*fn)(void *), void *arg)
+/* busy: the thread starts on its job (layout), not waiting for one. */
+static int spawn(struct train_run *r, void *(*fn)(void *), void *arg, int busy)
 {
     pthread_mutex_lock(&r->mu);
     int rc = thread_start(r, fn, arg);
     if (rc == 0) {
         r->nth++;
-        r->running++;
+        r->running += busy != 0;
     }
     pthread_mutex_unlock(&r->mu);
     if (rc)
@@ -381,8 +391,8 @@ static void thread_done(struct train_run *r)
     pthread_mutex_unlock(&r->mu);
 }
 
-/* Waits for the threads, calling progress about once a second, and
- * joins them. */
+/* Waits until the threads are done with their job, calling progress
+ * about once a second. */
 static void wait_threads(struct train_run *r, const char *phase,
                          uint64_t (*done)(struct train_run *), uint64_t total)
 {
@@ -403,9 +413,60 @@ static void wait_threads(struct train_run *r, const char *phase,
         pthread_mutex_lock(&r->mu);
     }
     pthread_mutex_unlock(&r->mu);
+}
+
+static void join_threads(struct train_run *r)
+{
     for (unsigned i = 0; i < r->nth; i++)
         pthread_join(r->th[i], NULL);
     r->nth = 0;
+}
+
+/* ---- the crew: readers and accelerators kept across the epochs ---- */
+
+enum job { JOB_NONE, JOB_EPOCH, JOB_CKPT };
+
+/* Gives the crew its next job, which n of its threads take part in. */
+static void crew_give(struct train_run *r, int job, unsigned n)
+{
+    pthread_mutex_lock(&r->mu);
+    r->running = n;
+    r->job = job;
+    r->gen++;
+    if (job == JOB_EPOCH)
+        pthread_cond_broadcast(&r->go_cv[0]);
+    pthread_cond_broadcast(&r->go_cv[1]);
+    pthread_mutex_unlock(&r->mu);
+}
+
+/* A thread of the crew waits for its next job: JOB_NONE when the crew
+ * ends.  Readers take no part in checkpoints (accel 0). */
+static int crew_wait(struct train_run *r, uint64_t *seen, int accel)
+{
+    int job = JOB_NONE;
+    pthread_mutex_lock(&r->mu);
+    while (!r->quit && job == JOB_NONE) {
+        if (r->gen == *seen) {
+            pthread_cond_wait(&r->go_cv[accel != 0], &r->mu);
+            continue;
+        }
+        *seen = r->gen;
+        if (accel || r->job == JOB_EPOCH)
+            job = r->job;
+    }
+    pthread_mutex_unlock(&r->mu);
+    return job;
+}
+
+/* Ends the crew: its threads, waiting for a job, leave and are joined. */
+static void crew_end(struct train_run *r)
+{
+    pthread_mutex_lock(&r->mu);
+    r->quit = 1;
+    pthread_cond_broadcast(&r->go_cv[0]);
+    pthread_cond_broadcast(&r->go_cv[1]);
+    pthread_mutex_unlock(&r->mu);
+    join_threads(r);
 }
 
 /* ---- layout ---- */
@@ -475,9 +536,10 @@ static int layout(struct train_run *r)
         return rc;
     atomic_store(&r->next, first);
     for (uint32_t i = 0; first < mine && i < r->cfg->read_threads; i++)
-        if (spawn(r, layout_main, &r->rd[i]) < 0)
+        if (spawn(r, layout_main, &r->rd[i], 1) < 0)
             break;
     wait_threads(r, "layout", layout_done, first < mine ? mine - first : 0);
+    join_threads(r);
     for (uint32_t i = 0; i < r->cfg->read_threads; i++) {
         res->laid_out_files += r->rd[i].samples;
         res->laid_out_bytes += r->rd[i].bytes;
@@ -720,9 +782,8 @@ static int reader_start(struct reader *rd)
     return -ENOMEM;
 }
 
-static void *reader_main(void *arg)
+static void reader_epoch(struct reader *rd)
 {
-    struct reader *rd = arg;
     struct train_run *r = rd->run;
     struct loader *ld = rd->ld;
     int rc = reader_start(rd);
@@ -736,10 +797,8 @@ static void *reader_main(void *arg)
     unsigned asleep = --ld->readers_left == 0 ? taker_note(ld) : 0;
     pthread_mutex_unlock(&ld->mu);
     taker_wake(ld, asleep, 1);          /* nothing more will come */
-    lb_thread_cpu_add(&rd->cpu.usr_ns, &rd->cpu.sys_ns);
-    thread_done(r);
-    return NULL;
 }
+
 
 /* ---- tfrecord: streams through a shuffle buffer ---- */
 
@@ -952,9 +1011,8 @@ static int tf_stream(struct reader *rd, uint64_t f)
     return rc;
 }
 
-static void *tf_reader_main(void *arg)
+static void tf_reader_epoch(struct reader *rd)
 {
-    struct reader *rd = arg;
     struct train_run *r = rd->run;
     struct loader *ld = rd->ld;
     uint64_t pass = 0;
@@ -981,8 +1039,24 @@ static void *tf_reader_main(void *arg)
     pthread_cond_broadcast(&ld->pass_cv);       /* one fewer to wait for */
     pthread_mutex_unlock(&ld->mu);
     taker_wake(ld, asleep, 1);
-    lb_thread_cpu_add(&rd->cpu.usr_ns, &rd->cpu.sys_ns);
-    thread_done(r);
+}
+
+/* A reader's epochs; after each, its CPU is the thread's over the epochs
+ * so far. */
+static void *reader_main(void *arg)
+{
+    struct reader *rd = arg;
+    int tf = rd->run->cfg->container == LB_TRAIN_TFRECORD;
+    uint64_t seen = 0;
+    while (crew_wait(rd->run, &seen, 0) == JOB_EPOCH) {
+        if (tf)
+            tf_reader_epoch(rd);
+        else
+            reader_epoch(rd);
+        rd->cpu.usr_ns = rd->cpu.sys_ns = 0;
+        lb_thread_cpu_add(&rd->cpu.usr_ns, &rd->cpu.sys_ns);
+        thread_done(rd->run);
+    }
     return NULL;
 }
 
@@ -1192,12 +1266,10 @@ static int ckpt_due(struct train_run *r, struct accel *ac, uint64_t *step)
     return c->checkpoint_steps && *step % c->checkpoint_steps == 0;
 }
 
-static void *accel_main(void *arg)
+static void accel_epoch(struct accel *ac)
 {
-    struct accel *ac = arg;
     struct train_run *r = ac->run;
     const struct lb_train_cfg *c = r->cfg;
-    prctl(PR_SET_TIMERSLACK, 1UL);      /* sleep close to compute_time */
     for (;;) {
         uint64_t t0 = lb_clock_now(), step;
         if (!batch_take(r, ac->ld))
@@ -1231,7 +1303,22 @@ static void *accel_main(void *arg)
         r->ep_au[ac->k] = ac->ep_steps ? ac->au_w / (double)ac->ep_steps : 0;
         r->ep_tp[ac->k] = ac->ep_steps ? ac->tp_w / (double)ac->ep_steps : 0;
     }
-    thread_done(r);
+}
+
+/* An accelerator's jobs: the epochs, and the checkpoints between them. */
+static void *accel_main(void *arg)
+{
+    struct accel *ac = arg;
+    uint64_t seen = 0;
+    int job;
+    prctl(PR_SET_TIMERSLACK, 1UL);      /* sleep close to compute_time */
+    while ((job = crew_wait(ac->run, &seen, 1)) != JOB_NONE) {
+        if (job == JOB_EPOCH)
+            accel_epoch(ac);
+        else
+            checkpoint(ac->run, ac, ac->steps);
+        thread_done(ac->run);
+    }
     return NULL;
 }
 
@@ -1346,16 +1433,11 @@ static int epoch_run(struct train_run *r, uint32_t e)
     uint64_t t0 = lb_clock_now(), end = t0, total = 0;
     for (uint32_t i = 0; i < r->nloaders; i++)
         total += r->ld[i].nbatches * c->batch_size;
-    void *(*rmain)(void *) = c->container == LB_TRAIN_TFRECORD ? tf_reader_main : reader_main;
-    for (uint32_t i = 0; i < r->nreaders; i++)
-        if (spawn(r, rmain, &r->rd[i]) < 0)
-            break;
-    for (uint32_t i = 0; i < c->accelerators && !r->err; i++) {
+    for (uint32_t i = 0; i < c->accelerators; i++) {
         block_open(&r->ac[i], t0);
         r->ac[i].end_ns = t0;
-        if (spawn(r, accel_main, &r->ac[i]) < 0)
-            break;
     }
+    crew_give(r, JOB_EPOCH, r->nreaders + c->accelerators);
     wait_threads(r, "train", samples_done, total * c->epochs);
     ranks_settle(r);
     for (uint32_t i = 0; i < c->accelerators; i++)
@@ -1591,14 +1673,6 @@ static int epoch_ckpt_due(const struct lb_train_cfg *c, uint32_t epoch)
            (epoch - first) % c->checkpoint_epochs == 0;
 }
 
-static void *ckpt_main(void *arg)
-{
-    struct accel *ac = arg;
-    checkpoint(ac->run, ac, ac->steps);
-    thread_done(ac->run);
-    return NULL;
-}
-
 static uint64_t nothing_done(struct train_run *r)
 {
     (void)r;
@@ -1606,7 +1680,7 @@ static uint64_t nothing_done(struct train_run *r)
 }
 
 /* After epoch `epoch` (from 1): every accelerator writes its part at
- * once (the shared loader: one writes the whole). */
+ * once, on its own thread (the shared loader: one writes the whole). */
 static int epoch_checkpoint(struct train_run *r, uint32_t epoch)
 {
     const struct lb_train_cfg *c = r->cfg;
@@ -1616,11 +1690,23 @@ static int epoch_checkpoint(struct train_run *r, uint32_t epoch)
         checkpoint(r, &r->ac[0], atomic_load(&r->steps));
         return r->err;
     }
-    for (uint32_t i = 0; i < c->accelerators; i++)
-        if (spawn(r, ckpt_main, &r->ac[i]) < 0)
-            break;
+    crew_give(r, JOB_CKPT, c->accelerators);
     wait_threads(r, "checkpoint", nothing_done, 0);
     return r->err;
+}
+
+/* The readers and accelerators, waiting for their first job: made before
+ * the first epoch, so that their start is in no epoch's time. */
+static int crew_start(struct train_run *r)
+{
+    const struct lb_train_cfg *c = r->cfg;
+    for (uint32_t i = 0; i < r->nreaders; i++)
+        if (spawn(r, reader_main, &r->rd[i], 0) < 0)
+            return r->err;
+    for (uint32_t i = 0; i < c->accelerators; i++)
+        if (spawn(r, accel_main, &r->ac[i], 0) < 0)
+            return r->err;
+    return 0;
 }
 
 static int train(struct train_run *r)
@@ -1634,11 +1720,12 @@ static int train(struct train_run *r)
     }
     if ((rc = layout(r)) < 0)
         return rc;
-    for (uint32_t e = 0; e < r->cfg->epochs && !atomic_load(&r->stop); e++)
-        if ((rc = epoch_run(r, e)) < 0 || (!atomic_load(&r->stop) &&
-                                           (rc = epoch_checkpoint(r, e + 1)) < 0))
-            return rc;
-    return 0;
+    rc = crew_start(r);
+    for (uint32_t e = 0; rc == 0 && e < r->cfg->epochs && !atomic_load(&r->stop); e++)
+        if ((rc = epoch_run(r, e)) == 0 && !atomic_load(&r->stop))
+            rc = epoch_checkpoint(r, e + 1);
+    crew_end(r);
+    return rc < 0 ? rc : 0;
 }
 
 int lb_train_run(const struct lb_train_cfg *c, struct lb_train_result *res)
@@ -1662,12 +1749,16 @@ int lb_train_run(const struct lb_train_cfg *c, struct lb_train_result *res)
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&r.done_cv, &ca);
     pthread_condattr_destroy(&ca);
+    pthread_cond_init(&r.go_cv[0], NULL);
+    pthread_cond_init(&r.go_cv[1], NULL);
     rc = train(&r);
     if (r.rd)
         collect(&r);
     ckpt_cleanup(&r);
     run_release(&r);
     pthread_cond_destroy(&r.done_cv);
+    pthread_cond_destroy(&r.go_cv[0]);
+    pthread_cond_destroy(&r.go_cv[1]);
     pthread_cond_destroy(&r.bar_cv);
     pthread_mutex_destroy(&r.bar_mu);
     pthread_mutex_destroy(&r.mu);
