@@ -49,8 +49,13 @@
 #define CKPT_BUF (1u << 20)
 
 #define READ_CHUNK (16u << 20)      /* larger samples: several preads */
+#if defined(__SANITIZE_THREAD__)
+#define STACK_BYTES (2u << 20)      /* ThreadSanitizer refuses stacks under
+                                       about 900 KiB */
+#else
 #define STACK_BYTES (256u << 10)    /* per thread: the readers' deepest calls
                                        (zlib, the file marks) use a few KiB */
+#endif
 #define STACK_SYNC (2u << 20)       /* ranks: the exchange (MPI) runs on an
                                        accelerator's thread */
 #define STACK_GUARD 4096u
@@ -686,7 +691,9 @@ static int read_sample(struct reader *rd, uint64_t s, uint64_t *len, uint64_t *o
     int fd = lb_dataset_fd(&r->data, f, rd->path, sizeof rd->path, &opened);
     if (fd < 0)
         return fd;
-    int rc = r->data.sizes ? lb_dataset_size(&r->data, f, fd, rd->io.msg, sizeof rd->io.msg) : 0;
+    int rc = 0;
+    if (r->data.sizes && !atomic_load_explicit(&r->data.sizes[f], memory_order_relaxed))
+        rc = lb_dataset_size(&r->data, f, fd, rd->io.msg, sizeof rd->io.msg);  /* first open */
     if (rc == 0) {
         lb_dataset_locate(&r->data, s, &f, &off, len);
         *own = *len;
