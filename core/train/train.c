@@ -155,15 +155,12 @@ struct train_run {
     _Atomic uint64_t rewritten;  /* layout: files rewritten (relayout) */
     _Atomic uint64_t steps;      /* over all accelerators, the run */
     _Atomic int stop;
-    pthread_mutex_t mu;          /* the thread count, the first failure,
-                                    the crew's job */
+    pthread_mutex_t mu;          /* the thread count, the first failure */
     pthread_cond_t done_cv;
     unsigned running;            /* threads not yet done with their job */
-    pthread_cond_t go_cv[2];     /* the crew's readers [0] and accelerators
-                                    [1]: a new job of theirs, or the end */
-    uint64_t gen;                /* jobs given to the crew */
-    int job;                     /* the last of them (enum job) */
-    int quit;                    /* the crew ends */
+    _Atomic uint32_t crew[2];    /* futexes: the readers' [0] and the
+                                    accelerators' [1] last job (enum job,
+                                    low 2 bits) and the jobs given before */
     pthread_t *th;
     unsigned nth;
     char *stacks;                /* thread stacks (stacks_make), or NULL */
@@ -429,48 +426,48 @@ static void join_threads(struct train_run *r)
 
 /* ---- the crew: readers and accelerators kept across the epochs ---- */
 
+/* The job and its count share a word: a thread sees both at once.  They
+ * wait on it with a futex, not a condition variable, so that thousands of
+ * them woken at an epoch's start do not queue for a mutex. */
 enum job { JOB_NONE, JOB_EPOCH, JOB_CKPT };
 
-/* Gives the crew its next job, which n of its threads take part in. */
+static void crew_post(struct train_run *r, int who, int job)
+{
+    uint32_t w = atomic_load_explicit(&r->crew[who], memory_order_relaxed);
+    atomic_store_explicit(&r->crew[who], ((w >> 2) + 1) << 2 | (uint32_t)job,
+                          memory_order_release);
+    syscall(SYS_futex, &r->crew[who], FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+/* Gives the crew its next job, which n of its threads take part in: an
+ * epoch all of them, a checkpoint the accelerators. */
 static void crew_give(struct train_run *r, int job, unsigned n)
 {
     pthread_mutex_lock(&r->mu);
     r->running = n;
-    r->job = job;
-    r->gen++;
-    if (job == JOB_EPOCH)
-        pthread_cond_broadcast(&r->go_cv[0]);
-    pthread_cond_broadcast(&r->go_cv[1]);
     pthread_mutex_unlock(&r->mu);
+    if (job == JOB_EPOCH)
+        crew_post(r, 0, job);
+    crew_post(r, 1, job);
 }
 
-/* A thread of the crew waits for its next job: JOB_NONE when the crew
- * ends.  Readers take no part in checkpoints (accel 0). */
-static int crew_wait(struct train_run *r, uint64_t *seen, int accel)
+/* A thread of the crew waits for its next job (accel: an accelerator's);
+ * JOB_NONE when the crew ends.  *seen: the word of its last job. */
+static int crew_wait(struct train_run *r, uint32_t *seen, int accel)
 {
-    int job = JOB_NONE;
-    pthread_mutex_lock(&r->mu);
-    while (!r->quit && job == JOB_NONE) {
-        if (r->gen == *seen) {
-            pthread_cond_wait(&r->go_cv[accel != 0], &r->mu);
-            continue;
-        }
-        *seen = r->gen;
-        if (accel || r->job == JOB_EPOCH)
-            job = r->job;
-    }
-    pthread_mutex_unlock(&r->mu);
-    return job;
+    _Atomic uint32_t *word = &r->crew[accel != 0];
+    uint32_t w;
+    while ((w = atomic_load_explicit(word, memory_order_acquire)) == *seen)
+        syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, w, NULL, NULL, 0);
+    *seen = w;
+    return (int)(w & 3);
 }
 
 /* Ends the crew: its threads, waiting for a job, leave and are joined. */
 static void crew_end(struct train_run *r)
 {
-    pthread_mutex_lock(&r->mu);
-    r->quit = 1;
-    pthread_cond_broadcast(&r->go_cv[0]);
-    pthread_cond_broadcast(&r->go_cv[1]);
-    pthread_mutex_unlock(&r->mu);
+    crew_post(r, 0, JOB_NONE);
+    crew_post(r, 1, JOB_NONE);
     join_threads(r);
 }
 
@@ -1054,7 +1051,7 @@ static void *reader_main(void *arg)
 {
     struct reader *rd = arg;
     int tf = rd->run->cfg->container == LB_TRAIN_TFRECORD;
-    uint64_t seen = 0;
+    uint32_t seen = 0;
     while (crew_wait(rd->run, &seen, 0) == JOB_EPOCH) {
         if (tf)
             tf_reader_epoch(rd);
@@ -1316,7 +1313,7 @@ static void accel_epoch(struct accel *ac)
 static void *accel_main(void *arg)
 {
     struct accel *ac = arg;
-    uint64_t seen = 0;
+    uint32_t seen = 0;
     int job;
     prctl(PR_SET_TIMERSLACK, 1UL);      /* sleep close to compute_time */
     while ((job = crew_wait(ac->run, &seen, 1)) != JOB_NONE) {
@@ -1756,16 +1753,12 @@ int lb_train_run(const struct lb_train_cfg *c, struct lb_train_result *res)
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&r.done_cv, &ca);
     pthread_condattr_destroy(&ca);
-    pthread_cond_init(&r.go_cv[0], NULL);
-    pthread_cond_init(&r.go_cv[1], NULL);
     rc = train(&r);
     if (r.rd)
         collect(&r);
     ckpt_cleanup(&r);
     run_release(&r);
     pthread_cond_destroy(&r.done_cv);
-    pthread_cond_destroy(&r.go_cv[0]);
-    pthread_cond_destroy(&r.go_cv[1]);
     pthread_cond_destroy(&r.bar_cv);
     pthread_mutex_destroy(&r.bar_mu);
     pthread_mutex_destroy(&r.mu);
