@@ -3,8 +3,11 @@
  * batches), the emulated accelerators with DLIO's accounting, the barrier
  * and checkpoints (see train.h; the dataset itself is train_data.c).
  *
- * Each epoch starts the readers of every loader and K accelerators and
- * ends when every accelerator has taken its steps.  Readers take batch
+ * The readers of every loader and K accelerators are started once per
+ * run, before the first epoch's clock, and live across the epochs (as
+ * DLIO's persistent PyTorch workers): each epoch is a job given to all of
+ * them at once, and ends when every accelerator has taken its steps;
+ * between epochs they sleep, and the queues are empty.  Readers take batch
  * numbers from their loader's atomic counter and read the batch's samples
  * with pread on descriptors kept open (packed files) or open/pread/close
  * (a file per sample); the only lock is the loader's, taken once per
@@ -46,8 +49,13 @@
 #define CKPT_BUF (1u << 20)
 
 #define READ_CHUNK (16u << 20)      /* larger samples: several preads */
+#if defined(__SANITIZE_THREAD__)
+#define STACK_BYTES (2u << 20)      /* ThreadSanitizer refuses stacks under
+                                       about 900 KiB */
+#else
 #define STACK_BYTES (256u << 10)    /* per thread: the readers' deepest calls
                                        (zlib, the file marks) use a few KiB */
+#endif
 #define STACK_SYNC (2u << 20)       /* ranks: the exchange (MPI) runs on an
                                        accelerator's thread */
 #define STACK_GUARD 4096u
@@ -149,7 +157,10 @@ struct train_run {
     _Atomic int stop;
     pthread_mutex_t mu;          /* the thread count, the first failure */
     pthread_cond_t done_cv;
-    unsigned running;            /* threads not yet finished */
+    unsigned running;            /* threads not yet done with their job */
+    _Atomic uint32_t crew[2];    /* futexes: the readers' [0] and the
+                                    accelerators' [1] last job (enum job,
+                                    low 2 bits) and the jobs given before */
     pthread_t *th;
     unsigned nth;
     char *stacks;                /* thread stacks (stacks_make), or NULL */
@@ -359,13 +370,14 @@ static int thread_start(struct train_run *r, void *(*fn)(void *), void *arg)
     return rc;
 }
 
-static int spawn(struct train_run *r, void *(*fn)(void *), void *arg)
+/* busy: the thread starts on its job (layout), not waiting for one. */
+static int spawn(struct train_run *r, void *(*fn)(void *), void *arg, int busy)
 {
     pthread_mutex_lock(&r->mu);
     int rc = thread_start(r, fn, arg);
     if (rc == 0) {
         r->nth++;
-        r->running++;
+        r->running += busy != 0;
     }
     pthread_mutex_unlock(&r->mu);
     if (rc)
@@ -381,8 +393,8 @@ static void thread_done(struct train_run *r)
     pthread_mutex_unlock(&r->mu);
 }
 
-/* Waits for the threads, calling progress about once a second, and
- * joins them. */
+/* Waits until the threads are done with their job, calling progress
+ * about once a second. */
 static void wait_threads(struct train_run *r, const char *phase,
                          uint64_t (*done)(struct train_run *), uint64_t total)
 {
@@ -403,9 +415,60 @@ static void wait_threads(struct train_run *r, const char *phase,
         pthread_mutex_lock(&r->mu);
     }
     pthread_mutex_unlock(&r->mu);
+}
+
+static void join_threads(struct train_run *r)
+{
     for (unsigned i = 0; i < r->nth; i++)
         pthread_join(r->th[i], NULL);
     r->nth = 0;
+}
+
+/* ---- the crew: readers and accelerators kept across the epochs ---- */
+
+/* The job and its count share a word: a thread sees both at once.  They
+ * wait on it with a futex, not a condition variable, so that thousands of
+ * them woken at an epoch's start do not queue for a mutex. */
+enum job { JOB_NONE, JOB_EPOCH, JOB_CKPT };
+
+static void crew_post(struct train_run *r, int who, int job)
+{
+    uint32_t w = atomic_load_explicit(&r->crew[who], memory_order_relaxed);
+    atomic_store_explicit(&r->crew[who], ((w >> 2) + 1) << 2 | (uint32_t)job,
+                          memory_order_release);
+    syscall(SYS_futex, &r->crew[who], FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+/* Gives the crew its next job, which n of its threads take part in: an
+ * epoch all of them, a checkpoint the accelerators. */
+static void crew_give(struct train_run *r, int job, unsigned n)
+{
+    pthread_mutex_lock(&r->mu);
+    r->running = n;
+    pthread_mutex_unlock(&r->mu);
+    if (job == JOB_EPOCH)
+        crew_post(r, 0, job);
+    crew_post(r, 1, job);
+}
+
+/* A thread of the crew waits for its next job (accel: an accelerator's);
+ * JOB_NONE when the crew ends.  *seen: the word of its last job. */
+static int crew_wait(struct train_run *r, uint32_t *seen, int accel)
+{
+    _Atomic uint32_t *word = &r->crew[accel != 0];
+    uint32_t w;
+    while ((w = atomic_load_explicit(word, memory_order_acquire)) == *seen)
+        syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, w, NULL, NULL, 0);
+    *seen = w;
+    return (int)(w & 3);
+}
+
+/* Ends the crew: its threads, waiting for a job, leave and are joined. */
+static void crew_end(struct train_run *r)
+{
+    crew_post(r, 0, JOB_NONE);
+    crew_post(r, 1, JOB_NONE);
+    join_threads(r);
 }
 
 /* ---- layout ---- */
@@ -475,9 +538,10 @@ static int layout(struct train_run *r)
         return rc;
     atomic_store(&r->next, first);
     for (uint32_t i = 0; first < mine && i < r->cfg->read_threads; i++)
-        if (spawn(r, layout_main, &r->rd[i]) < 0)
+        if (spawn(r, layout_main, &r->rd[i], 1) < 0)
             break;
     wait_threads(r, "layout", layout_done, first < mine ? mine - first : 0);
+    join_threads(r);
     for (uint32_t i = 0; i < r->cfg->read_threads; i++) {
         res->laid_out_files += r->rd[i].samples;
         res->laid_out_bytes += r->rd[i].bytes;
@@ -624,7 +688,9 @@ static int read_sample(struct reader *rd, uint64_t s, uint64_t *len, uint64_t *o
     int fd = lb_dataset_fd(&r->data, f, rd->path, sizeof rd->path, &opened);
     if (fd < 0)
         return fd;
-    int rc = r->data.sizes ? lb_dataset_size(&r->data, f, fd, rd->io.msg, sizeof rd->io.msg) : 0;
+    int rc = 0;
+    if (r->data.sizes && !atomic_load_explicit(&r->data.sizes[f], memory_order_relaxed))
+        rc = lb_dataset_size(&r->data, f, fd, rd->io.msg, sizeof rd->io.msg);  /* first open */
     if (rc == 0) {
         lb_dataset_locate(&r->data, s, &f, &off, len);
         *own = *len;
@@ -720,9 +786,8 @@ static int reader_start(struct reader *rd)
     return -ENOMEM;
 }
 
-static void *reader_main(void *arg)
+static void reader_epoch(struct reader *rd)
 {
-    struct reader *rd = arg;
     struct train_run *r = rd->run;
     struct loader *ld = rd->ld;
     int rc = reader_start(rd);
@@ -736,10 +801,8 @@ static void *reader_main(void *arg)
     unsigned asleep = --ld->readers_left == 0 ? taker_note(ld) : 0;
     pthread_mutex_unlock(&ld->mu);
     taker_wake(ld, asleep, 1);          /* nothing more will come */
-    lb_thread_cpu_add(&rd->cpu.usr_ns, &rd->cpu.sys_ns);
-    thread_done(r);
-    return NULL;
 }
+
 
 /* ---- tfrecord: streams through a shuffle buffer ---- */
 
@@ -952,9 +1015,8 @@ static int tf_stream(struct reader *rd, uint64_t f)
     return rc;
 }
 
-static void *tf_reader_main(void *arg)
+static void tf_reader_epoch(struct reader *rd)
 {
-    struct reader *rd = arg;
     struct train_run *r = rd->run;
     struct loader *ld = rd->ld;
     uint64_t pass = 0;
@@ -981,8 +1043,24 @@ static void *tf_reader_main(void *arg)
     pthread_cond_broadcast(&ld->pass_cv);       /* one fewer to wait for */
     pthread_mutex_unlock(&ld->mu);
     taker_wake(ld, asleep, 1);
-    lb_thread_cpu_add(&rd->cpu.usr_ns, &rd->cpu.sys_ns);
-    thread_done(r);
+}
+
+/* A reader's epochs; after each, its CPU is the thread's over the epochs
+ * so far. */
+static void *reader_main(void *arg)
+{
+    struct reader *rd = arg;
+    int tf = rd->run->cfg->container == LB_TRAIN_TFRECORD;
+    uint32_t seen = 0;
+    while (crew_wait(rd->run, &seen, 0) == JOB_EPOCH) {
+        if (tf)
+            tf_reader_epoch(rd);
+        else
+            reader_epoch(rd);
+        rd->cpu.usr_ns = rd->cpu.sys_ns = 0;
+        lb_thread_cpu_add(&rd->cpu.usr_ns, &rd->cpu.sys_ns);
+        thread_done(rd->run);
+    }
     return NULL;
 }
 
@@ -1192,12 +1270,10 @@ static int ckpt_due(struct train_run *r, struct accel *ac, uint64_t *step)
     return c->checkpoint_steps && *step % c->checkpoint_steps == 0;
 }
 
-static void *accel_main(void *arg)
+static void accel_epoch(struct accel *ac)
 {
-    struct accel *ac = arg;
     struct train_run *r = ac->run;
     const struct lb_train_cfg *c = r->cfg;
-    prctl(PR_SET_TIMERSLACK, 1UL);      /* sleep close to compute_time */
     for (;;) {
         uint64_t t0 = lb_clock_now(), step;
         if (!batch_take(r, ac->ld))
@@ -1231,7 +1307,22 @@ static void *accel_main(void *arg)
         r->ep_au[ac->k] = ac->ep_steps ? ac->au_w / (double)ac->ep_steps : 0;
         r->ep_tp[ac->k] = ac->ep_steps ? ac->tp_w / (double)ac->ep_steps : 0;
     }
-    thread_done(r);
+}
+
+/* An accelerator's jobs: the epochs, and the checkpoints between them. */
+static void *accel_main(void *arg)
+{
+    struct accel *ac = arg;
+    uint32_t seen = 0;
+    int job;
+    prctl(PR_SET_TIMERSLACK, 1UL);      /* sleep close to compute_time */
+    while ((job = crew_wait(ac->run, &seen, 1)) != JOB_NONE) {
+        if (job == JOB_EPOCH)
+            accel_epoch(ac);
+        else
+            checkpoint(ac->run, ac, ac->steps);
+        thread_done(ac->run);
+    }
     return NULL;
 }
 
@@ -1346,16 +1437,11 @@ static int epoch_run(struct train_run *r, uint32_t e)
     uint64_t t0 = lb_clock_now(), end = t0, total = 0;
     for (uint32_t i = 0; i < r->nloaders; i++)
         total += r->ld[i].nbatches * c->batch_size;
-    void *(*rmain)(void *) = c->container == LB_TRAIN_TFRECORD ? tf_reader_main : reader_main;
-    for (uint32_t i = 0; i < r->nreaders; i++)
-        if (spawn(r, rmain, &r->rd[i]) < 0)
-            break;
-    for (uint32_t i = 0; i < c->accelerators && !r->err; i++) {
+    for (uint32_t i = 0; i < c->accelerators; i++) {
         block_open(&r->ac[i], t0);
         r->ac[i].end_ns = t0;
-        if (spawn(r, accel_main, &r->ac[i]) < 0)
-            break;
     }
+    crew_give(r, JOB_EPOCH, r->nreaders + c->accelerators);
     wait_threads(r, "train", samples_done, total * c->epochs);
     ranks_settle(r);
     for (uint32_t i = 0; i < c->accelerators; i++)
@@ -1591,14 +1677,6 @@ static int epoch_ckpt_due(const struct lb_train_cfg *c, uint32_t epoch)
            (epoch - first) % c->checkpoint_epochs == 0;
 }
 
-static void *ckpt_main(void *arg)
-{
-    struct accel *ac = arg;
-    checkpoint(ac->run, ac, ac->steps);
-    thread_done(ac->run);
-    return NULL;
-}
-
 static uint64_t nothing_done(struct train_run *r)
 {
     (void)r;
@@ -1606,7 +1684,7 @@ static uint64_t nothing_done(struct train_run *r)
 }
 
 /* After epoch `epoch` (from 1): every accelerator writes its part at
- * once (the shared loader: one writes the whole). */
+ * once, on its own thread (the shared loader: one writes the whole). */
 static int epoch_checkpoint(struct train_run *r, uint32_t epoch)
 {
     const struct lb_train_cfg *c = r->cfg;
@@ -1616,11 +1694,23 @@ static int epoch_checkpoint(struct train_run *r, uint32_t epoch)
         checkpoint(r, &r->ac[0], atomic_load(&r->steps));
         return r->err;
     }
-    for (uint32_t i = 0; i < c->accelerators; i++)
-        if (spawn(r, ckpt_main, &r->ac[i]) < 0)
-            break;
+    crew_give(r, JOB_CKPT, c->accelerators);
     wait_threads(r, "checkpoint", nothing_done, 0);
     return r->err;
+}
+
+/* The readers and accelerators, waiting for their first job: made before
+ * the first epoch, so that their start is in no epoch's time. */
+static int crew_start(struct train_run *r)
+{
+    const struct lb_train_cfg *c = r->cfg;
+    for (uint32_t i = 0; i < r->nreaders; i++)
+        if (spawn(r, reader_main, &r->rd[i], 0) < 0)
+            return r->err;
+    for (uint32_t i = 0; i < c->accelerators; i++)
+        if (spawn(r, accel_main, &r->ac[i], 0) < 0)
+            return r->err;
+    return 0;
 }
 
 static int train(struct train_run *r)
@@ -1634,11 +1724,12 @@ static int train(struct train_run *r)
     }
     if ((rc = layout(r)) < 0)
         return rc;
-    for (uint32_t e = 0; e < r->cfg->epochs && !atomic_load(&r->stop); e++)
-        if ((rc = epoch_run(r, e)) < 0 || (!atomic_load(&r->stop) &&
-                                           (rc = epoch_checkpoint(r, e + 1)) < 0))
-            return rc;
-    return 0;
+    rc = crew_start(r);
+    for (uint32_t e = 0; rc == 0 && e < r->cfg->epochs && !atomic_load(&r->stop); e++)
+        if ((rc = epoch_run(r, e)) == 0 && !atomic_load(&r->stop))
+            rc = epoch_checkpoint(r, e + 1);
+    crew_end(r);
+    return rc < 0 ? rc : 0;
 }
 
 int lb_train_run(const struct lb_train_cfg *c, struct lb_train_result *res)

@@ -421,8 +421,12 @@ int lb_dataset_fd(struct lb_dataset *d, uint64_t f, char *path, size_t plen, int
     *opened = 0;
     if (kept > 0)
         return kept - 1;
-    lb_train_path(d->cfg, f, path, plen);
-    int fd = open(path, d->oflags);
+    const char *name = path;
+    if (d->cfg->paths)                  /* the list's own name, not a copy */
+        name = d->cfg->paths[f];
+    else
+        lb_train_path(d->cfg, f, path, plen);
+    int fd = open(name, d->oflags);
     if (fd < 0)
         return -errno;
     if (d->fds == NULL) {

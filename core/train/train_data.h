@@ -71,7 +71,8 @@ int lb_dataset_manifest_write(const struct lb_dataset *d, char *err, size_t len)
 int lb_dataset_open(struct lb_dataset *d, char *err, size_t len);
 /* The descriptor of file f for a read: the one kept open, opened and kept
  * on first use, or (*opened = 1) opened for this read, to close.  path
- * gets the file's path when it is opened.  fd, or -errno. */
+ * gets the file's path when it is opened (a laid-out dataset's; a list's
+ * names are opened as they are).  fd, or -errno. */
 int lb_dataset_fd(struct lb_dataset *d, uint64_t f, char *path, size_t plen, int *opened);
 /* An existing dataset (paths, raw): file f's size, taken from fd, open on
  * it, the first time and checked to hold its samples.  0, or -errno with

@@ -95,10 +95,10 @@ def lay_out(lb, data, w):
         os.unlink(fh.name)
 
 
-def strace_counts(cmd, samples, size, epochs=1):
+def strace_counts(cmd, samples, size):
     """Under strace -f: the openat, pread64 and close calls per sample, the
     futex calls per sample, and how many threads made the preads of size
-    bytes (per epoch: lb.train starts its readers at each epoch)."""
+    bytes (lb.train's readers live across the epochs)."""
     with tempfile.NamedTemporaryFile("r", suffix=".strace") as fh:
         subprocess.run(["strace", "-f", "-o", fh.name, "-e", "trace=openat,pread64,close,futex"]
                        + cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -113,7 +113,7 @@ def strace_counts(cmd, samples, size, epochs=1):
             if "pread64" in f[1] and f"., {size}, " in f[1]:  # whole or resumed
                 readers[f[0]] = readers.get(f[0], 0) + 1
     out = {k: round(v / samples, 3) for k, v in sorted(calls.items())}
-    out["threads reading"] = len(readers) / epochs
+    out["threads reading"] = len(readers)
     return out
 
 
@@ -148,7 +148,7 @@ def main():
         if a.strace:
             e = max(1, 1024 // files)           # ld.so's preads well under 1 %
             print(f"{name} strace lb  :", strace_counts(
-                lb_cmd(a.luabench, data, w, a.threads, e), files * e, size, e))
+                lb_cmd(a.luabench, data, w, a.threads, e), files * e, size))
             print(f"{name} strace bare:", strace_counts(
                 bare_cmd(loop, listfile, w, a.threads, e), files * e, size))
     res = {name: ([], [], []) for name in names}    # lb, bare, ratio

@@ -5,8 +5,9 @@
 -- generated layout of `files` files of `size` bytes in dir (written once,
 -- then taken on its layout record's word by the timed runs).  A timed run
 -- makes one step (total_training_steps=1) of one sample per accelerator;
--- start-up is its wall time less the epoch's (the epoch: the loaders'
--- and accelerators' threads started, one step, joined).  files= and
+-- start-up is its wall time less the epoch's (the epoch: one step; the
+-- loaders' and accelerators' threads start before it and are joined after
+-- it, in the start-up).  files= and
 -- accelerators= take lists; each pair is timed `rounds` times.
 --   luabench tests/bench/train_startup.lua dir=/dev/shm/x files=1000000,10000000 accelerators=64,1024
 --   luabench tests/bench/train_startup.lua dir=/dev/shm/x mode=layout files=100000,1000000 size=512
