@@ -441,13 +441,22 @@ int lb_dataset_fd(struct lb_dataset *d, uint64_t f, char *path, size_t plen, int
 
 /* ---- the record of the layout ---- */
 
-/* DIR/.luabench-img.dat: one per kind of file name, as names tell
- * datasets apart in one directory. */
+/* DIR/.luabench-img.npz.layout: one per kind of file name, as names tell
+ * datasets apart in one directory; its name does not end in the files'
+ * extension, since readers that list a directory by it (DLIO) would take
+ * it for a file of the set.  legacy: the name of earlier versions, without
+ * ".layout", still read and replaced. */
+static int manifest_name(const struct lb_train_cfg *c, char *buf, size_t len, int legacy)
+{
+    int n = snprintf(buf, len, "%s/.luabench-%s%s%s", c->dir,
+                     c->format == LB_TRAIN_PACKED ? "shard" : "img", extensions[c->container],
+                     legacy ? "" : ".layout");
+    return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : n;
+}
+
 static int manifest_path(const struct lb_train_cfg *c, char *buf, size_t len)
 {
-    int n = snprintf(buf, len, "%s/.luabench-%s%s", c->dir,
-                     c->format == LB_TRAIN_PACKED ? "shard" : "img", extensions[c->container]);
-    return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : n;
+    return manifest_name(c, buf, len, 0);
 }
 
 enum { M_SPF, M_SIZE, M_DIRECT, M_CHUNK, M_SUBDIRS, M_COMPRESSION, M_FILES, M_FORMAT, M_N };
@@ -495,6 +504,8 @@ static int manifest_read(const struct lb_train_cfg *c, char old[M_N][64])
     if (manifest_path(c, path, sizeof path) < 0)
         return -ENAMETOOLONG;
     FILE *fp = fopen(path, "re");
+    if (fp == NULL && errno == ENOENT && manifest_name(c, path, sizeof path, 1) >= 0)
+        fp = fopen(path, "re");         /* an earlier version's record */
     if (fp == NULL)
         return -errno;
     while (fgets(line, sizeof line, fp)) {
@@ -577,7 +588,11 @@ int lb_dataset_manifest_write(const struct lb_dataset *d, char *err, size_t len)
         rc = -EIO;
     if (close(fd) < 0 && rc == 0)
         rc = -errno;
-    return rc < 0 ? fail(err, len, "write", path, rc) : 0;
+    if (rc < 0)
+        return fail(err, len, "write", path, rc);
+    if (manifest_name(c, path, sizeof path, 1) >= 0)
+        lb_file_unlink_ours(path);      /* the record under its earlier name */
+    return 0;
 }
 
 int lb_train_remove(const struct lb_train_cfg *c, uint64_t *removed,
@@ -594,8 +609,9 @@ int lb_train_remove(const struct lb_train_cfg *c, uint64_t *removed,
         else if (rc != -ENOENT && rc != -EPERM)
             return fail(err, len, "unlink", path, rc);
     }
-    if (manifest_path(c, path, sizeof path) >= 0)
-        lb_file_unlink_ours(path);
+    for (int legacy = 0; legacy < 2; legacy++)
+        if (manifest_name(c, path, sizeof path, legacy) >= 0)
+            lb_file_unlink_ours(path);
     for (uint64_t i = 0; i < dataset_subdirs(c); i++)
         if (lb_tree_dir(path, sizeof path, c->dir, i) >= 0)
             rmdir(path);                /* stays when not empty */

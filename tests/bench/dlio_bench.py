@@ -5,13 +5,16 @@ nothing and prints the figures and their ratios.
 
   python3 tests/bench/dlio_bench.py [--luabench build/luabench] [--dir /dev/shm/lb-dlio]
       [--rounds 2] [--epochs 3] [--accelerators 1,2] [--only unet3d,resnet50]
+      [--lb-ranks] [--hosts N] [--lb-layout] [--keep]
 
 DLIO is run where it imports: DLIO_SRC (a checkout of argonne-lcf/dlio_benchmark,
 the folder holding dlio_benchmark/) and HYDRA_SRC (facebookresearch/hydra with its
 parser generated) are put on PYTHONPATH when set, DLIO_PYTHON names the
 interpreter (default: the first of /usr/bin/python3 and this one that imports
 dlio_benchmark.main).  Without DLIO the DLIO rows are skipped with the reason and
-lb.train runs against the bare loop on files it lays out itself.  Where the
+lb.train runs against the bare loop on files it lays out itself (--lb-layout:
+in DIR/NAME/train/, which DLIO then reads too, through hard links in
+DIR/NAME-dlio/train/: see dlio_view).  Where the
 tracing package dftracer is missing, tests/bench/dlio_shim/ stands in for it:
 hooks that record nothing, as DLIO with tracing disabled.
 
@@ -38,6 +41,20 @@ each tool's own figures by DLIO's definitions (luabench's `au`,
 built here) reads, for every sample of every epoch, what lb.train reads for an
 npz sample: open, seek to the end, 7 small header preads, the whole file in
 256 KiB preads, close; its threads are read_threads x accelerators.
+
+--lb-ranks runs lb.train as DLIO runs: mpirun -np K luabench, one accelerator
+per rank (lb.train shards the files over ranks x accelerators as DLIO does),
+rank 0 printing the merged figures.  --hosts N (root) runs both tools across N
+"hosts" of tests/hosts/netns.sh (network and UTS namespaces on a bridge, Open
+MPI over TCP only, launched through its agent in place of ssh), one rank a host
+(K <= N), on the same files in --dir, which every host sees (mounts are not
+namespaced); it implies --lb-ranks.  The agent passes no environment on, so
+DLIO's PYTHONPATH goes with mpirun -x.  The bare loop stays on this machine.
+CPU is then mpirun's tree (wait4) and each rank's own, reported by
+tests/bench/rank_cpu.py, which each rank runs under: mpirun exits without
+reaping its launch agents (the `sh -c orted ...` of each host: no wait4 of
+them under strace), so wait4 of mpirun counts none of the remote ranks' time
+(the hosts' daemons, orted, are not counted).
 """
 import argparse, glob, json, os, shutil, subprocess, sys, tempfile, time
 
@@ -69,7 +86,8 @@ def dlio_files(w, k):
 
 
 def run_tree(cmd, env=None, cwd=None):
-    """Runs cmd; returns (stdout, wall s, CPU s of the whole tree)."""
+    """Runs cmd; returns (stdout, wall s, CPU s of the whole tree: what wait4 of
+    cmd counts, and what its ranks under rank_cpu.py report)."""
     t0 = time.perf_counter()
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
                          cwd=cwd, text=True, start_new_session=True)
@@ -80,11 +98,18 @@ def run_tree(cmd, env=None, cwd=None):
         os.killpg(p.pid, 9)             # mpirun, its ranks and their workers
         raise
     wall = time.perf_counter() - t0
+    cpu = ru.ru_utime + ru.ru_stime
+    if RANK_CPU in cmd:
+        out_prefix = cmd[cmd.index(RANK_CPU) + 1]
+        for f in glob.glob(out_prefix + ".*"):
+            with open(f) as fh:
+                cpu += float(fh.read())
+            os.unlink(f)
     p.returncode = os.waitstatus_to_exitcode(status)
     if p.returncode != 0:
         sys.stderr.write(out[-3000:])
         raise RuntimeError(f"{cmd[0]} ... exited {p.returncode}")
-    return out, wall, ru.ru_utime + ru.ru_stime
+    return out, wall, cpu
 
 
 def dlio_env(shim_needed):
@@ -123,8 +148,9 @@ def dlio_version():
     return os.environ.get("DLIO_VERSION", "unknown commit (set DLIO_VERSION)")
 
 
-def dlio_yaml(name, data, w, epochs, compute, generate, steps=0):
+def dlio_yaml(name, data, w, epochs, compute, generate, steps=0, shuffle='"off"', resize=0):
     spf, size, files, batch, threads, _ = w
+    resize = f"\n  record_length_bytes_resize: {resize}" if resize else ""
     return f"""model:
   name: lb_{name}
 framework: pytorch
@@ -138,30 +164,45 @@ dataset:
   num_files_train: {files}
   num_samples_per_file: {spf}
   record_length_bytes: {size}
-  record_length_bytes_stdev: 0
+  record_length_bytes_stdev: 0{resize}
 reader:
   data_loader: pytorch
   batch_size: {batch}
   read_threads: {threads}
   prefetch_size: 2
-  file_shuffle: "off"
-  sample_shuffle: "off"
+  file_shuffle: {shuffle}
+  sample_shuffle: {shuffle}
 train:
   epochs: {epochs}
   computation_time: {compute}
 """ + (f"  total_training_steps: {steps}\n" if steps else "")
 
 
-def mpirun(k):
-    return ["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", str(k)]
+NETNS = os.path.join(HERE, "..", "hosts", "netns.sh")
+RANK_CPU = os.path.join(HERE, "rank_cpu.py")
+BED = None      # the netns cluster's state directory under --hosts
+CPU_DIR = None  # where the ranks across the hosts leave their CPU (a shared directory)
+_launches = [0]
 
 
-def run_dlio(py, env, conf, name, w, epochs, compute, k, data, generate=False, steps=0):
+def mpirun(k, export=()):
+    """The launcher of k ranks: on this machine, or across the netns hosts, each
+    rank then under rank_cpu.py (run_tree adds what they report)."""
+    x = [w for v in export for w in ("-x", v)]
+    if BED:
+        _launches[0] += 1
+        return ["bash", NETNS, "mpirun", BED, "--oversubscribe", "-np", str(k)] + x + \
+            [sys.executable, RANK_CPU, os.path.join(CPU_DIR, f"cpu-{_launches[0]}")]
+    return ["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", str(k)] + x
+
+
+def run_dlio(py, env, conf, name, w, epochs, compute, k, data, generate=False, steps=0,
+             **yaml_kw):
     os.makedirs(os.path.join(conf, "workload"), exist_ok=True)
     with open(os.path.join(conf, "workload", f"lb_{name}.yaml"), "w") as f:
-        f.write(dlio_yaml(name, data, w, epochs, compute, generate, steps))
+        f.write(dlio_yaml(name, data, w, epochs, compute, generate, steps, **yaml_kw))
     out_dir = tempfile.mkdtemp(prefix="dlio-out-", dir=conf)
-    cmd = mpirun(k) + [py, "-m", "dlio_benchmark.main", "--config-dir", conf,
+    cmd = mpirun(k, ["PYTHONPATH"]) + [py, "-m", "dlio_benchmark.main", "--config-dir", conf,
                        f"workload=lb_{name}", f"++hydra.run.dir={out_dir}"]
     out, wall, cpu = run_tree(cmd, env=env, cwd=conf)
     if generate:
@@ -173,12 +214,15 @@ def run_dlio(py, env, conf, name, w, epochs, compute, k, data, generate=False, s
             "mbs": m["train_io_mean_MB_per_second"], "wall": wall, "cpu": cpu}
 
 
-def run_lb(lb, files_glob, w, epochs, compute, k, steps=0):
+def run_lb(lb, files_glob, w, epochs, compute, k, steps=0, ranks=False):
+    """lb.train of k accelerators: one process, or k MPI ranks of one each."""
     spf, _, files, batch, threads, _ = w
-    cmd = [lb, "-q", os.path.join(HERE, "dlio_train.lua"), f"dir={files_glob}", "format=npz",
-           f"files={files}",
-           f"samples_per_file={spf}", f"batch_size={batch}", f"read_threads={threads}",
-           f"compute_time={compute}", f"epochs={epochs}", f"accelerators={k}", "prefetch=2"]
+    cmd = (mpirun(k) if ranks else []) + [
+        lb, "-q", os.path.join(HERE, "dlio_train.lua"), f"dir={files_glob}", "format=npz",
+        f"files={files}",
+        f"samples_per_file={spf}", f"batch_size={batch}", f"read_threads={threads}",
+        f"compute_time={compute}", f"epochs={epochs}", f"accelerators={1 if ranks else k}",
+        "prefetch=2"]
     if steps:
         cmd.append(f"total_training_steps={steps}")
     out, wall, cpu = run_tree(cmd)
@@ -203,6 +247,7 @@ def consumed(w, epochs, k):
 
 def lay_out_with_lb(lb, data, w):
     spf, size, files, _, _, _ = w
+    os.makedirs(os.path.dirname(data), exist_ok=True)
     script = (f"lb.train{{dir='{data}', format='npz', files={files}, samples_per_file={spf},"
               f" sample_size={size}, batch_size=1, read_threads=2, compute_time='0s',"
               f" total_training_steps=1, epochs=1}}\n")
@@ -215,6 +260,22 @@ def lay_out_with_lb(lb, data, w):
     return os.path.join(data, "*.npz")
 
 
+def dlio_view(files_glob, view):
+    """A data_folder for DLIO of hard links to lb.train's npz files.  DLIO lists
+    data_folder/train/ with os.listdir, hidden names included, and keeps the
+    names ending in the format (lb.train's layout record, .luabench-img.npz.layout,
+    is not one of them; its name of earlier versions, .luabench-img.npz, was), and
+    it lists data_folder/valid/, which must exist: links keep the set apart from
+    anything else in lb.train's directory."""
+    for sub in ("train", "valid"):
+        os.makedirs(os.path.join(view, sub), exist_ok=True)
+    for f in sorted(glob.glob(files_glob)):
+        link = os.path.join(view, "train", os.path.basename(f))
+        if not os.path.exists(link):
+            os.link(f, link)
+    return view
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--luabench", default=os.path.join(HERE, "..", "..", "build", "luabench"))
@@ -224,10 +285,40 @@ def main():
     ap.add_argument("--accelerators", default="1,2")
     ap.add_argument("--only", default="unet3d,resnet50")
     ap.add_argument("--keep", action="store_true", help="keep the dataset")
+    ap.add_argument("--lb-ranks", action="store_true",
+                    help="lb.train as K MPI ranks of one accelerator (DLIO's shape)")
+    ap.add_argument("--lb-layout", action="store_true",
+                    help="the files laid out by lb.train format=npz in DIR/NAME/train, not by DLIO")
+    ap.add_argument("--hosts", type=int, default=0,
+                    help="both tools across N netns hosts (root; implies --lb-ranks)")
     a = ap.parse_args()
     lb = os.path.abspath(a.luabench)
     accs = [int(x) for x in a.accelerators.split(",")]
+    if a.hosts and max(accs) > a.hosts:
+        sys.exit(f"--hosts {a.hosts}: fewer hosts than ranks ({max(accs)})")
+    ranks = a.lb_ranks or a.hosts > 0
+    if ranks and subprocess.run([lb, "-q", "/dev/stdin"], text=True,
+                                input="os.exit(lb.mpi_support and 0 or 3)").returncode != 0:
+        sys.exit(f"{lb} has no MPI support: --lb-ranks and --hosts need it")
     os.makedirs(a.dir, exist_ok=True)
+    if a.hosts:
+        global BED, CPU_DIR
+        CPU_DIR = tempfile.mkdtemp(prefix="rank-cpu-", dir=a.dir)
+        BED = tempfile.mkdtemp(prefix="lb-dlio-bed-")
+        r = subprocess.run(["bash", NETNS, "start", BED, str(a.hosts)])
+        if r.returncode != 0:
+            subprocess.run(["bash", NETNS, "stop", BED])
+            shutil.rmtree(BED, ignore_errors=True)
+            sys.exit(f"the {a.hosts} netns hosts cannot be made here (exit {r.returncode})")
+    try:
+        bench(a, lb, accs, ranks)
+    finally:
+        if BED:
+            subprocess.run(["bash", NETNS, "stop", BED])
+            shutil.rmtree(BED, ignore_errors=True)
+
+
+def bench(a, lb, accs, ranks):
     loop = os.path.join(a.dir, "pread_loop")
     subprocess.run(["cc", "-O2", "-pthread", "-o", loop, os.path.join(HERE, "pread_loop.c")],
                    check=True)
@@ -243,13 +334,20 @@ def main():
     print(f"{time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())}, load average "
           f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}, {os.cpu_count()} CPUs, dir {a.dir}",
           flush=True)
+    print(f"lb.train: " + (f"K MPI ranks of 1 accelerator" if ranks else
+                           "one process of K accelerators") +
+          (f"; DLIO and lb.train across {a.hosts} netns hosts, one rank a host" if a.hosts else
+           ""), flush=True)
     conf = tempfile.mkdtemp(prefix="dlio-conf-", dir=a.dir)
     rows, starts = {}, {}
     try:
         for name in a.only.split(","):
             w = WORKLOADS[name]
             data = os.path.join(a.dir, name)
-            if py is not None:
+            if a.lb_layout:
+                files_glob = lay_out_with_lb(lb, os.path.join(data, "train"), w)
+                data = dlio_view(files_glob, os.path.join(a.dir, name + "-dlio"))
+            elif py is not None:
                 if not glob.glob(os.path.join(data, "train", "*.npz")):
                     run_dlio(py, env, conf, name, w, 1, 0, min(2, os.cpu_count()), data,
                              generate=True)
@@ -272,7 +370,7 @@ def main():
                 if py is not None:
                     st["dlio"] = run_dlio(py, env, conf, name, w, 1, 0.0, k, data, steps=1)
                     st["dlio"]["samples"] = w[3] * k
-                st["lb"] = run_lb(lb, files_glob, w, 1, 0.0, k, steps=1)
+                st["lb"] = run_lb(lb, files_glob, w, 1, 0.0, k, steps=1, ranks=ranks)
                 st["lb"]["samples"] = w[3] * k
                 st["bare"] = run_bare(loop, listfile, w, 0, k)
                 print(f"  start-up K={k} (one step): CPU lb {st['lb']['cpu']:.3f} s"
@@ -296,7 +394,7 @@ def main():
                             d = run_dlio(py, env, conf, name, w, a.epochs, compute, k, data)
                             d["samples"] = n
                             r["dlio"].append(d)
-                        l = run_lb(lb, files_glob, w, a.epochs, compute, k)
+                        l = run_lb(lb, files_glob, w, a.epochs, compute, k, ranks=ranks)
                         r["lb"].append(l)
                         if compute == 0:
                             r["bare"].append(run_bare(loop, listfile, w, a.epochs, k))

@@ -1,6 +1,8 @@
 -- lb.train over an existing dataset (DLIO's own files, by glob), as
 -- tests/bench/dlio_bench.py runs it beside DLIO; prints the result's
--- figures as key=value lines, then each epoch's AU and samples/s.
+-- figures as key=value lines, then each epoch's AU and samples/s.  Under
+-- mpirun (one accelerator or more per rank) the figures are the merged ones
+-- of all ranks, printed by rank 0 alone.
 --   luabench tests/bench/dlio_train.lua dir=GLOB format=npz samples_per_file=1
 --     batch_size=4 read_threads=4 compute_time=0.1 epochs=3 accelerators=1
 local a = args
@@ -14,6 +16,7 @@ local r = lb.train{
   prefetch = num("prefetch", 2), seed = math.tointeger(num("seed", 0)),
   total_training_steps = a.total_training_steps and math.tointeger(tonumber(a.total_training_steps)),
 }
+if (lb.rank or 0) ~= 0 then return end
 local e = r.epochs or {}
 local t = 0
 for _, x in ipairs(e) do t = t + x.time_s end

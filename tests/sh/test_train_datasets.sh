@@ -63,7 +63,7 @@ out=$(lb dir="$tmp/ds" size=12k files=3) || fail "fewer files"
 contains "$out" "laid=0" "fewer files reuse"
 
 # a dataset without the record: a file of another size is refused too
-rm "$tmp/ds/.luabench-shard.dat"
+rm "$tmp/ds/.luabench-shard.dat.layout"
 before=$(state "$tmp/ds")
 expect_exit 2 "shard_0000.dat is 24576 bytes, not the 20480 this layout gives: laid out with other parameters" \
   "$LUABENCH" --quiet run.lua dir="$tmp/ds"
