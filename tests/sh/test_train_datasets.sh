@@ -5,6 +5,8 @@
 # files' sha256 and mtime stay as they were; so is a file of another size
 # in a dataset without luabench's record; relayout=1 rewrites the files and
 # says so on stderr.  More files extend a dataset without rewriting it.
+# The layout record's name does not end in the files' extension; a record
+# under its earlier name is still read and gives way to the new name.
 # num_subfolders=3 spreads the files over d0000..d0002 (file f in f % 3).
 # dir= a glob or a list reads an existing tree of any names as it is (raw
 # sizes from the files, npz through its zip directory), creating nothing
@@ -61,6 +63,19 @@ out=$(lb dir="$tmp/ds" size=12k files=6) || fail "extend"
 contains "$out" "laid=2 rewritten=0" "more files: two laid out, none rewritten"
 out=$(lb dir="$tmp/ds" size=12k files=3) || fail "fewer files"
 contains "$out" "laid=0" "fewer files reuse"
+
+# the record's name does not end in the files' extension (DLIO lists a
+# folder by it); a record under its earlier name (.luabench-shard.dat) is
+# still read, refuses as the record does, and gives way to the new name
+[ "$(cd "$tmp/ds" && ls -A | grep -v '^shard_' | tr '\n' ' ')" = ".luabench-shard.dat.layout " ] ||
+  fail "the dataset's own names: $(ls -A "$tmp/ds")"
+mv "$tmp/ds/.luabench-shard.dat.layout" "$tmp/ds/.luabench-shard.dat"
+expect_exit 2 "was laid out with sample_size=12288, this run asks for sample_size=10240" \
+  "$LUABENCH" --quiet run.lua dir="$tmp/ds"
+out=$(lb dir="$tmp/ds" size=12k files=7) || fail "extend under an earlier record"
+contains "$out" "laid=1 rewritten=0" "an earlier record: one more file, none rewritten"
+[ -f "$tmp/ds/.luabench-shard.dat.layout" ] && [ ! -e "$tmp/ds/.luabench-shard.dat" ] ||
+  fail "the earlier record was not replaced: $(ls -A "$tmp/ds")"
 
 # a dataset without the record: a file of another size is refused too
 rm "$tmp/ds/.luabench-shard.dat.layout"
