@@ -190,6 +190,10 @@ const struct lb_opt lb_opts[] = {
     O("startdelay", NULL, LB_OPT_TIME_S, startdelay, "wait this long before starting"),
     O("exitall", NULL, LB_OPT_BOOL, exitall,
       "when any clone of the run ends, the others end too (set on any job)"),
+    O("exit_what", NULL, LB_OPT_ENUM, exit_what,
+      "with exitall, what a clone's end stops: group (its run group, default), "
+      "stonewall (every running job), all (the later groups too)",
+      .values = "group|stonewall|all"),
     O("exitall_on_error", NULL, LB_OPT_BOOL, exitall_on_error,
       "when any clone of the run fails, the others end too"),
     O("number_ios", NULL, LB_OPT_U64, number_ios,
@@ -247,6 +251,15 @@ const struct lb_opt lb_opts[] = {
       "errors counted, not fatal: none|read|write|io|verify|all (0, 1)",
       .values = "none|read|write|io|verify|all", .set = lb_opt_set_continue_on_error,
       .arg = "kind"),
+    O("ignore_error", NULL, LB_OPT_SPECIAL, ignore_error,
+      "errnos that continue_on_error goes on after, for reads,writes,verify: "
+      "EAGAIN,ENOSPC:122 (names EPERM to ERANGE, or numbers; default EIO and EILSEQ; "
+      "a list sets its continue_on_error type)",
+      .set = lb_opt_set_ignore_error, .arg = "list[,list,list]"),
+    O("max_latency", NULL, LB_OPT_SPECIAL, max_latency,
+      "a read or write whose latency exceeds this fails the job (ETIMEDOUT); "
+      "or read,write,trim limits (bare number: us; 0: none)",
+      .set = lb_opt_set_max_latency, .arg = "time[,time,time]"),
     O("io_timeout", NULL, LB_OPT_TIME_S, io_timeout,
       "an I/O slower than this is an error (0: off)"),
     O("verify", NULL, LB_OPT_ENUM, verify,

@@ -375,6 +375,8 @@ static int worker_setup(struct lb_worker *w)
     w->opsrc = w->job->opsrc;
     w->dirs = dirs_of(w);
     w->tmo_ns = w->job->io_timeout * 1000;
+    for (int d = 0; d < LB_DDIR_N; d++)
+        w->max_lat_ns[d] = w->job->max_latency[d] * 1000;
     w->stopp = &w->run->stop;
     w->intr0 = w->run->intr0;
     w->trace = w->run->trace;
@@ -487,7 +489,7 @@ static void worker_run(struct lb_worker *w)
         if (end == END_ERROR && r->exitall_on_error)
             lb_run_stop(r, "exitall_on_error");
         else if (end != END_STOP && r->exitall)
-            lb_run_stop(r, "exitall");
+            lb_run_stop(r, j->exit_what == LB_EXIT_ALL ? LB_EXITALL_ALL : "exitall");
         if (w->flow) {                   /* the others share the flow now */
             atomic_fetch_sub(&w->flow->weight, j->flow);
             atomic_fetch_sub(&w->flow->ios, w->flow_ios);
