@@ -106,6 +106,8 @@ struct lb_job {
     uint32_t openfiles;
     int file_service_type;       /* enum lb_fst */
     bool create_on_open;
+    bool file_append;            /* a regular file's I/O starts at its end */
+    bool unique_filename;        /* fio's client prefix: no clients here (default on) */
     uint32_t fsync;              /* every N writes */
     uint32_t fdatasync;
     bool end_fsync;
@@ -139,6 +141,7 @@ struct lb_job {
     uint64_t startdelay;         /* us */
     uint32_t loops;
     bool randrepeat;
+    bool allrandrepeat;          /* every generator seeded as fio's, randseed or not */
     uint64_t randseed;
     bool norandommap;
     int random_generator;        /* enum lb_randgen */

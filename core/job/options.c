@@ -118,6 +118,9 @@ const struct lb_opt lb_opts[] = {
     O("directory", NULL, LB_OPT_STR, directory, "directory of the job's files"),
     O("filename_format", NULL, LB_OPT_STR, filename_format,
       "names of the files (default $jobname.$jobnum.$filenum)"),
+    O("unique_filename", NULL, LB_OPT_BOOL, unique_filename,
+      "fio's prefix of generated names with the client's address (default on): luabench "
+      "has no fio clients, names are never prefixed"),
     O("nrfiles", NULL, LB_OPT_U32, nrfiles, "files per clone", .min = 1),
     O("openfiles", NULL, LB_OPT_U32, openfiles,
       "files a clone keeps open, each opened at first use, the least recently used "
@@ -143,6 +146,8 @@ const struct lb_opt lb_opts[] = {
     O("create_on_open", NULL, LB_OPT_BOOL, create_on_open,
       "no layout: a missing file is created empty at its first open (reads past its "
       "end are short)"),
+    O("file_append", NULL, LB_OPT_BOOL, file_append,
+      "I/O starts at the end of each regular file (offset and offset_increment unused)"),
     O("size", NULL, LB_OPT_SPECIAL, size,
       "bytes per clone or a percent of the file: 1g, 50% (default: all)",
       .set = lb_opt_set_size, .arg = "size|N%"),
@@ -235,6 +240,9 @@ const struct lb_opt lb_opts[] = {
 #define GROUP "Randomness"
     O("randrepeat", NULL, LB_OPT_BOOL, randrepeat,
       "the same random offsets on every run (default on)"),
+    O("allrandrepeat", NULL, LB_OPT_BOOL, allrandrepeat,
+      "every random generator seeded from the clone's number alone, as fio's, even with "
+      "randrepeat=0 (randseed unused)"),
     O("randseed", NULL, LB_OPT_U64, randseed, "seed of the random offsets"),
     O("norandommap", NULL, LB_OPT_BOOL, norandommap,
       "random offsets may repeat within a pass"),
@@ -384,6 +392,7 @@ void lb_job_init(struct lb_job *j)
     j->ratecycle = 1000;
     j->fadvise_hint = LB_FADV_PATTERN;
     j->randrepeat = true;
+    j->unique_filename = true;
     j->do_verify = true;
     j->scramble_buffers = true;
     j->buffer_compress_chunk = 512;
