@@ -133,7 +133,10 @@ struct lb_job {
     uint32_t thinktime_blocks;
     bool readonly;
     bool invalidate;
+    bool pre_read;               /* read the regions into the cache before the start */
     int fadvise_hint;            /* enum lb_fadv */
+    int write_hint;              /* 0: not set, else the kernel's RWH_WRITE_LIFE_* (1 none
+                                    .. 5 extreme) */
     bool group_reporting;
     uint64_t runtime;            /* us, 0 = until size is done */
     bool time_based;

@@ -169,9 +169,17 @@ const struct lb_opt lb_opts[] = {
     O("invalidate", NULL, LB_OPT_BOOL, invalidate,
       "drop the files' page cache before starting, and buffered time_based jobs at each "
       "wrap (default on)"),
+    O("pre_read", NULL, LB_OPT_BOOL, pre_read,
+      "read each file's region once before the job starts, not counted (sets "
+      "invalidate=0)"),
     O("fadvise_hint", NULL, LB_OPT_ENUM, fadvise_hint,
       "posix_fadvise at open: 1 the job's pattern (random or sequential, default), 0 none",
       .values = "0|1|sequential|random"),
+    O("write_hint", NULL, LB_OPT_ENUM, write_hint,
+      "fcntl's write life hint for the files (the inode's; direct=1: the descriptor's, "
+      "which newer kernels refuse): none|short|medium|long|extreme",
+      .values = "none|short|medium|long|extreme", .set = lb_opt_set_write_hint,
+      .arg = "none|short|medium|long|extreme"),
     O("readonly", NULL, LB_OPT_BOOL, readonly, "refuse any write or trim"),
     O("allow_overwrite", NULL, LB_OPT_BOOL, allow_overwrite,
       "allow writing over a device or a file that holds data"),

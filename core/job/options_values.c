@@ -522,6 +522,18 @@ int lb_opt_set_max_latency(struct lb_job *j, const char *v, char *err, size_t n)
     return set_u64_ddir(j, j->max_latency, v, usec_one, err, n);
 }
 
+/* write_hint: the kernel's RWH_WRITE_LIFE_NONE (1) to _EXTREME (5); 0 is
+ * "not given", where no fcntl is made, as in fio. */
+int lb_opt_set_write_hint(struct lb_job *j, const char *v, char *err, size_t n)
+{
+    const char *values = "none|short|medium|long|extreme";
+    int i = enum_index(values, v, strlen(v));
+    if (i < 0)
+        return lb_opt_say(err, n, "expected %s", values);
+    j->write_hint = i + 1;
+    return 0;
+}
+
 int lb_opt_set_nice(struct lb_job *j, const char *v, char *err, size_t n)
 {
     char *end;

@@ -74,7 +74,7 @@ static const char *const samples[][2] = {
     { "rate_iops", "500" }, { "rate_min", "1m,2m" }, { "rate_iops_min", "50" },
     { "random_distribution", "zipf:1.2" }, { "nice", "-5" },
     { "continue_on_error", "io" }, { "verify", "md5" },
-    { "ignore_error", "EAGAIN,ENOSPC:122" }, { "max_latency", "5ms,1" },
+    { "ignore_error", "EAGAIN,ENOSPC:122" }, { "write_hint", "long" }, { "max_latency", "5ms,1" },
     { "verify_pattern", "0xdeadbeef" }, { "null_lat", "200us" },
     { "fault_eio", "1%" }, { "fault_short", "0.5" }, { "fault_enospc", "0.25" },
     { "fault_delay", "100%" }, { "prio", "3" }, { "prioclass", "1" },
@@ -122,6 +122,7 @@ static bool sample_landed(const char *name, const struct lb_job *j)
        j->nignore_error[0] == 1 && j->ignore_error[0][0] == EAGAIN &&
        j->nignore_error[1] == 2 && j->ignore_error[1][0] == ENOSPC &&
        j->ignore_error[1][1] == 122 && j->nignore_error[2] == 0);
+    IS("write_hint", j->write_hint == 4);
     IS("max_latency", j->max_latency[0] == 5000 && j->max_latency[1] == 1 &&
        j->max_latency[2] == 1);
     IS("verify", j->verify == LB_VERIFY_MD5);
