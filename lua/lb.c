@@ -342,6 +342,11 @@ static int l_run(lua_State *L)
     if (lb_run_note(g->run) && !lb_host.quiet)
         fprintf(stderr, "luabench: note: %s\n", lb_run_note(g->run));
     g->started = 1;
+    /* _stopped: the files are prepared, no I/O is done (a group after a
+     * job's exitall with exit_what=all: fio lays out its files, then ends) */
+    if (lua_getfield(L, 1, "_stopped") == LUA_TSTRING)
+        lb_run_stop(g->run, lua_tostring(L, -1));
+    lua_pop(L, 1);
     if ((rc = common_origin(g->run)) < 0)
         return luaL_error(L, "lb.run: %s", lb_mpi_error(rc));
     int64_t start_ns = 0;             /* every rank starts the timed phase together */

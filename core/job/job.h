@@ -47,6 +47,11 @@ enum lb_fadv { LB_FADV_NONE, LB_FADV_PATTERN, LB_FADV_SEQUENTIAL, LB_FADV_RANDOM
 /* continue_on_error bits, fio's names: none=0, read, write, io=read|write,
  * verify, all. */
 enum { LB_COE_READ = 1, LB_COE_WRITE = 2, LB_COE_VERIFY = 4 };
+/* The error types of continue_on_error and ignore_error, fio's order. */
+enum { LB_ERRT_READ, LB_ERRT_WRITE, LB_ERRT_VERIFY, LB_ERRT_N };
+#define LB_IGNORE_MAX 32     /* errnos in one ignore_error list */
+/* exit_what: whom exitall ends (fio's group, stonewall, all) */
+enum lb_exit_what { LB_EXIT_GROUP, LB_EXIT_STONEWALL, LB_EXIT_ALL };
 
 #define LB_BSSPLIT_MAX 64
 
@@ -101,6 +106,8 @@ struct lb_job {
     uint32_t openfiles;
     int file_service_type;       /* enum lb_fst */
     bool create_on_open;
+    bool file_append;            /* a regular file's I/O starts at its end */
+    bool unique_filename;        /* fio's client prefix: no clients here (default on) */
     uint32_t fsync;              /* every N writes */
     uint32_t fdatasync;
     bool end_fsync;
@@ -108,6 +115,7 @@ struct lb_job {
     bool create_only;            /* lay the files out, do no I/O */
     bool unlink;                 /* remove the job's files (luabench's) when done */
     bool exitall, exitall_on_error;
+    int exit_what;               /* enum lb_exit_what */
     uint64_t number_ios;         /* I/Os per loop at most (0: no limit) */
     int sync_io;                 /* sync=: enum lb_sync_io */
     bool overwrite;
@@ -127,7 +135,10 @@ struct lb_job {
     uint32_t thinktime_blocks;
     bool readonly;
     bool invalidate;
+    bool pre_read;               /* read the regions into the cache before the start */
     int fadvise_hint;            /* enum lb_fadv */
+    int write_hint;              /* 0: not set, else the kernel's RWH_WRITE_LIFE_* (1 none
+                                    .. 5 extreme) */
     bool group_reporting;
     uint64_t runtime;            /* us, 0 = until size is done */
     bool time_based;
@@ -135,6 +146,7 @@ struct lb_job {
     uint64_t startdelay;         /* us */
     uint32_t loops;
     bool randrepeat;
+    bool allrandrepeat;          /* every generator seeded as fio's, randseed or not */
     uint64_t randseed;
     bool norandommap;
     int random_generator;        /* enum lb_randgen */
@@ -165,6 +177,12 @@ struct lb_job {
     /* safety and reliability */
     bool allow_overwrite;
     uint32_t continue_on_error;  /* LB_COE_* bits */
+    /* ignore_error: per error type the errnos continue_on_error goes on
+     * after; 0 of them: fio's EIO and EILSEQ */
+    uint32_t nignore_error[LB_ERRT_N];
+    int ignore_error[LB_ERRT_N][LB_IGNORE_MAX];
+    uint64_t max_latency[LB_DDIR_N];  /* us; a slower read or write fails the
+                                         job with ETIMEDOUT (0: none) */
     int verify;                  /* enum lb_verify */
     bool verify_only;
     uint64_t verify_pattern;

@@ -118,6 +118,9 @@ const struct lb_opt lb_opts[] = {
     O("directory", NULL, LB_OPT_STR, directory, "directory of the job's files"),
     O("filename_format", NULL, LB_OPT_STR, filename_format,
       "names of the files (default $jobname.$jobnum.$filenum)"),
+    O("unique_filename", NULL, LB_OPT_BOOL, unique_filename,
+      "fio's prefix of generated names with the client's address (default on): luabench "
+      "has no fio clients, names are never prefixed"),
     O("nrfiles", NULL, LB_OPT_U32, nrfiles, "files per clone", .min = 1),
     O("openfiles", NULL, LB_OPT_U32, openfiles,
       "files a clone keeps open, each opened at first use, the least recently used "
@@ -143,6 +146,8 @@ const struct lb_opt lb_opts[] = {
     O("create_on_open", NULL, LB_OPT_BOOL, create_on_open,
       "no layout: a missing file is created empty at its first open (reads past its "
       "end are short)"),
+    O("file_append", NULL, LB_OPT_BOOL, file_append,
+      "I/O starts at the end of each regular file (offset and offset_increment unused)"),
     O("size", NULL, LB_OPT_SPECIAL, size,
       "bytes per clone or a percent of the file: 1g, 50% (default: all)",
       .set = lb_opt_set_size, .arg = "size|N%"),
@@ -164,9 +169,17 @@ const struct lb_opt lb_opts[] = {
     O("invalidate", NULL, LB_OPT_BOOL, invalidate,
       "drop the files' page cache before starting, and buffered time_based jobs at each "
       "wrap (default on)"),
+    O("pre_read", NULL, LB_OPT_BOOL, pre_read,
+      "read each file's region once before the job starts, not counted (sets "
+      "invalidate=0)"),
     O("fadvise_hint", NULL, LB_OPT_ENUM, fadvise_hint,
       "posix_fadvise at open: 1 the job's pattern (random or sequential, default), 0 none",
       .values = "0|1|sequential|random"),
+    O("write_hint", NULL, LB_OPT_ENUM, write_hint,
+      "fcntl's write life hint for the files (the inode's; direct=1: the descriptor's, "
+      "which newer kernels refuse): none|short|medium|long|extreme",
+      .values = "none|short|medium|long|extreme", .set = lb_opt_set_write_hint,
+      .arg = "none|short|medium|long|extreme"),
     O("readonly", NULL, LB_OPT_BOOL, readonly, "refuse any write or trim"),
     O("allow_overwrite", NULL, LB_OPT_BOOL, allow_overwrite,
       "allow writing over a device or a file that holds data"),
@@ -190,6 +203,10 @@ const struct lb_opt lb_opts[] = {
     O("startdelay", NULL, LB_OPT_TIME_S, startdelay, "wait this long before starting"),
     O("exitall", NULL, LB_OPT_BOOL, exitall,
       "when any clone of the run ends, the others end too (set on any job)"),
+    O("exit_what", NULL, LB_OPT_ENUM, exit_what,
+      "with exitall, what a clone's end stops: group (its run group, default), "
+      "stonewall (every running job), all (the later groups too)",
+      .values = "group|stonewall|all"),
     O("exitall_on_error", NULL, LB_OPT_BOOL, exitall_on_error,
       "when any clone of the run fails, the others end too"),
     O("number_ios", NULL, LB_OPT_U64, number_ios,
@@ -237,6 +254,9 @@ const struct lb_opt lb_opts[] = {
 #define GROUP "Randomness"
     O("randrepeat", NULL, LB_OPT_BOOL, randrepeat,
       "the same random offsets on every run (default on)"),
+    O("allrandrepeat", NULL, LB_OPT_BOOL, allrandrepeat,
+      "every random generator seeded from the clone's number alone, as fio's, even with "
+      "randrepeat=0 (randseed unused)"),
     O("randseed", NULL, LB_OPT_U64, randseed, "seed of the random offsets"),
     O("norandommap", NULL, LB_OPT_BOOL, norandommap,
       "random offsets may repeat within a pass"),
@@ -253,6 +273,15 @@ const struct lb_opt lb_opts[] = {
       "errors counted, not fatal: none|read|write|io|verify|all (0, 1)",
       .values = "none|read|write|io|verify|all", .set = lb_opt_set_continue_on_error,
       .arg = "kind"),
+    O("ignore_error", NULL, LB_OPT_SPECIAL, ignore_error,
+      "errnos that continue_on_error goes on after, for reads,writes,verify: "
+      "EAGAIN,ENOSPC:122 (names EPERM to ERANGE, or numbers; default EIO and EILSEQ; "
+      "a list sets its continue_on_error type)",
+      .set = lb_opt_set_ignore_error, .arg = "list[,list,list]"),
+    O("max_latency", NULL, LB_OPT_SPECIAL, max_latency,
+      "a read or write whose latency exceeds this fails the job (ETIMEDOUT); "
+      "or read,write,trim limits (bare number: us; 0: none)",
+      .set = lb_opt_set_max_latency, .arg = "time[,time,time]"),
     O("io_timeout", NULL, LB_OPT_TIME_S, io_timeout,
       "an I/O slower than this is an error (0: off)"),
     O("verify", NULL, LB_OPT_ENUM, verify,
@@ -379,6 +408,7 @@ void lb_job_init(struct lb_job *j)
     j->iopsavgtime = 500;
     j->fadvise_hint = LB_FADV_PATTERN;
     j->randrepeat = true;
+    j->unique_filename = true;
     j->do_verify = true;
     j->scramble_buffers = true;
     j->buffer_compress_chunk = 512;

@@ -8,6 +8,7 @@
  * options.c.
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -510,6 +511,29 @@ int lb_opt_set_rate_iops(struct lb_job *j, const char *v, char *err, size_t n)
     return set_u64_ddir(j, j->rate_iops, v, iops_one, err, n);
 }
 
+static int usec_one(const struct lb_job *j, char *p, void *out, char *err, size_t n)
+{
+    (void)j;
+    return parse_time(p, 1, out, err, n);
+}
+
+int lb_opt_set_max_latency(struct lb_job *j, const char *v, char *err, size_t n)
+{
+    return set_u64_ddir(j, j->max_latency, v, usec_one, err, n);
+}
+
+/* write_hint: the kernel's RWH_WRITE_LIFE_NONE (1) to _EXTREME (5); 0 is
+ * "not given", where no fcntl is made, as in fio. */
+int lb_opt_set_write_hint(struct lb_job *j, const char *v, char *err, size_t n)
+{
+    const char *values = "none|short|medium|long|extreme";
+    int i = enum_index(values, v, strlen(v));
+    if (i < 0)
+        return lb_opt_say(err, n, "expected %s", values);
+    j->write_hint = i + 1;
+    return 0;
+}
+
 int lb_opt_set_nice(struct lb_job *j, const char *v, char *err, size_t n)
 {
     char *end;
@@ -638,6 +662,78 @@ int lb_opt_set_continue_on_error(struct lb_job *j, const char *v, char *err, siz
         }
     }
     return lb_opt_say(err, n, "expected none|read|write|io|verify|all (or 0, 1)");
+}
+
+/* fio's names for ignore_error (options.c str2error): the errnos 1 to 34
+ * in their order, so a name's errno is its index plus one. */
+static const char *const errno_names[] = {
+    "EPERM", "ENOENT", "ESRCH", "EINTR", "EIO", "ENXIO", "E2BIG", "ENOEXEC", "EBADF",
+    "ECHILD", "EAGAIN", "ENOMEM", "EACCES", "EFAULT", "ENOTBLK", "EBUSY", "EEXIST",
+    "EXDEV", "ENODEV", "ENOTDIR", "EISDIR", "EINVAL", "ENFILE", "EMFILE", "ENOTTY",
+    "ETXTBSY", "EFBIG", "ENOSPC", "ESPIPE", "EROFS", "EMLINK", "EPIPE", "EDOM", "ERANGE",
+};
+
+/* One errno of a list: one of those names, or a number (its sign dropped). */
+static int errno_one(const char *p, int *out, char *err, size_t n)
+{
+    long x = 0;
+    if (p[0] == 'E') {
+        for (size_t i = 0; i < sizeof errno_names / sizeof errno_names[0]; i++)
+            if (strcmp(p, errno_names[i]) == 0)
+                x = (long)i + 1;
+    } else {
+        x = labs(strtol(p, NULL, 10));      /* atoi's reading, as fio's */
+    }
+    if (x <= 0 || x > INT_MAX)
+        return lb_opt_say(err, n, "unknown error %s, please use number value", p);
+    *out = (int)x;
+    return 0;
+}
+
+/* One error type's "E1:E2:..."; its first empty name ends it, as in fio. */
+static int ignore_list(char *s, int *errs, uint32_t *count, char *err, size_t n)
+{
+    uint32_t k = 0;
+    for (char *p; (p = strsep(&s, ":")) && *p;) {
+        if (k == LB_IGNORE_MAX)
+            return lb_opt_say(err, n, "at most %d errors in a list", LB_IGNORE_MAX);
+        if (errno_one(p, &errs[k], err, n))
+            return -EINVAL;
+        k++;
+    }
+    *count = k;
+    return 0;
+}
+
+/* fio's ignore_error=READ_LIST,WRITE_LIST,VERIFY_LIST: a type with a list
+ * continues on the errnos it names (its continue_on_error bit set), in
+ * place of the default EIO and EILSEQ; an empty list leaves the type as
+ * it was.  A missing list is not copied from the one before it. */
+int lb_opt_set_ignore_error(struct lb_job *j, const char *v, char *err, size_t n)
+{
+    static const uint32_t bit[LB_ERRT_N] = { LB_COE_READ, LB_COE_WRITE, LB_COE_VERIFY };
+    int errs[LB_ERRT_N][LB_IGNORE_MAX];
+    uint32_t count[LB_ERRT_N] = { 0 };
+    char *s = strdup(v), *rest = s, *part;
+    int t = 0, rc = s ? 0 : -ENOMEM;
+
+    while (!rc && rest) {
+        part = strsep(&rest, ",");
+        if (t == LB_ERRT_N)
+            rc = lb_opt_say(err, n, "at most 3 comma-separated lists (read,write,verify)");
+        else
+            rc = ignore_list(part, errs[t], &count[t], err, n);
+        t++;
+    }
+    free(s);
+    for (t = 0; t < LB_ERRT_N && !rc; t++) {
+        if (!count[t])
+            continue;
+        memcpy(j->ignore_error[t], errs[t], count[t] * sizeof errs[t][0]);
+        j->nignore_error[t] = count[t];
+        j->continue_on_error |= bit[t];
+    }
+    return rc;
 }
 
 int lb_opt_set_verify(struct lb_job *j, const char *v, char *err, size_t n)

@@ -23,6 +23,8 @@
 #include "run/run_state.h"
 #include "run/stats_int.h"
 
+#define LB_FIO_RANDSEED 0xb1899bedull   /* fio's FIO_RANDSEED */
+
 static bool wraps_drop(const struct lb_worker *w, const struct lb_gen *g);
 
 static uint64_t seed_base(const struct lb_worker *w)
@@ -30,7 +32,9 @@ static uint64_t seed_base(const struct lb_worker *w)
     const struct lb_job *j = w->job;
     uint64_t x;
 
-    if (j->randrepeat)
+    if (j->allrandrepeat)
+        x = LB_FIO_RANDSEED;
+    else if (j->randrepeat)
         x = j->randseed;
     else
         x = lb_clock_mono_ns() ^ ((uint64_t)(uintptr_t)w << 17) ^ (uint64_t)time(NULL);
@@ -82,7 +86,10 @@ static void ddir_setup(struct lb_worker *w, struct lb_gen *g)
     g->mixed = rw == LB_RW_RW || rw == LB_RW_RANDRW;
     g->trimwrite = LB_RW_IS_TRIMWRITE(rw);
     g->mixread = w->job->rwmixread;
-    g->mix_seed = (uint32_t)(w->job->randrepeat
+    /* fio's allrandrepeat (init.c td_fill_rand_seeds): seed i of thread
+     * n is FIO_RANDSEED * n + i, randseed unused */
+    g->mix_seed = (uint32_t)(w->job->allrandrepeat ? LB_FIO_RANDSEED * (w->id + 1) + 4
+                             : w->job->randrepeat
                              ? lb_taus88_fio_seed(w->job->randseed ? w->job->randseed : 0x89,
                                                   w->id + 1, 4)
                              : lb_rng_next(&g->rng_aux));

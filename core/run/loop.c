@@ -65,7 +65,8 @@ static inline unsigned batch_bucket(unsigned n)
 void lb_worker_flags(struct lb_worker *w)
 {
     w->cslow = !w->measuring || w->check_reads || w->sync_every || w->trace || w->opsrc ||
-               w->of || w->rated || w->prio_stats;
+               w->of || w->rated || w->prio_stats || w->max_lat_ns[LB_READ] ||
+               w->max_lat_ns[LB_WRITE];
 }
 
 static void next_event_set(struct lb_worker *w)
@@ -247,6 +248,26 @@ int lb_pause_until(struct lb_worker *w, uint64_t t)
 
 /* errors and checks */
 
+/* fio's td_non_fatal_error: continue_on_error goes on past an error of
+ * its type (EILSEQ is verify's, else the direction's; a sync is a write)
+ * only when the errno is on the type's ignore_error list, EIO and EILSEQ
+ * by default. */
+static bool err_continues(const struct lb_worker *w, unsigned d, int err)
+{
+    const struct lb_job *j = w->job;
+    int t = err == EILSEQ ? LB_ERRT_VERIFY : d == LB_READ ? LB_ERRT_READ : LB_ERRT_WRITE;
+    static const uint32_t bit[LB_ERRT_N] = { LB_COE_READ, LB_COE_WRITE, LB_COE_VERIFY };
+
+    if (!(j->continue_on_error & bit[t]))
+        return false;
+    if (!j->nignore_error[t])
+        return err == EIO || err == EILSEQ;
+    for (uint32_t i = 0; i < j->nignore_error[t]; i++)
+        if (j->ignore_error[t][i] == err)
+            return true;
+    return false;
+}
+
 static int io_failed(struct lb_worker *w, const struct lb_io *io)
 {
     unsigned d = io->ddir < LB_DDIR_N ? io->ddir : LB_WRITE;
@@ -264,8 +285,24 @@ static int io_failed(struct lb_worker *w, const struct lb_io *io)
                  (unsigned long long)io->offset, strerror(err));
         lb_err_first(e, err, (int)d, io->file->path, io->offset, msg);
     }
-    return w->job->continue_on_error & (d == LB_READ ? LB_COE_READ : LB_COE_WRITE)
-           ? 0 : END_ERROR;
+    return err_continues(w, d, err) ? 0 : END_ERROR;
+}
+
+/* fio's max_latency (io_u.c lat_fatal): a read or write of the measured
+ * phase that took longer is an ETIMEDOUT, counted, the I/O itself done. */
+static int too_slow(struct lb_worker *w, const struct lb_io *io, uint64_t lat)
+{
+    struct lb_err_stats *e = &w->st.err;
+    unsigned d = io->ddir;
+    char msg[256];
+
+    e->count++;
+    lb_err_note(e, (int)d, ETIMEDOUT, 1);
+    snprintf(msg, sizeof(msg), "latency of %llu nsec exceeds specified max (%llu nsec): "
+             "%s %s %llu %u", (unsigned long long)lat, (unsigned long long)w->max_lat_ns[d],
+             io->file->path, lb_ddir_name(d), (unsigned long long)io->offset, io->len);
+    lb_err_first(e, ETIMEDOUT, (int)d, io->file->path, io->offset, msg);
+    return err_continues(w, d, ETIMEDOUT) ? 0 : END_ERROR;
 }
 
 static int check_block(struct lb_worker *w, const struct lb_io *io)
@@ -291,7 +328,7 @@ static int check_block(struct lb_worker *w, const struct lb_io *io)
     e->count++;
     lb_err_note(e, LB_READ, EILSEQ, 1);
     lb_err_first(e, EILSEQ, LB_READ, io->file->path, at.offset, msg);
-    if (w->job->continue_on_error & LB_COE_VERIFY)
+    if (err_continues(w, LB_READ, EILSEQ))
         return 0;
     if (w->job->verify_fatal)
         lb_run_stop(w->run, "verify_fatal");
@@ -452,8 +489,11 @@ static int __attribute__((noinline)) complete_slow(struct lb_worker *w, struct l
         return io_failed(w, io);
     if (w->check_reads && d == LB_READ && io->result == (int64_t)io->len)
         ret = check_block(w, io);
-    if (w->measuring && !w->ramp_batch)
+    if (w->measuring && !w->ramp_batch) {
         record(w, io, t, sync);
+        if (d != LB_TRIM && w->max_lat_ns[d] && t - io->t_start > w->max_lat_ns[d] && !ret)
+            ret = too_slow(w, io, t - io->t_start);
+    }
     return ret;
 }
 

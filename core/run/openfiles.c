@@ -308,6 +308,11 @@ static int of_open(struct lb_worker *w, const struct lb_io *io, uint32_t i)
     if (fd < 0)
         return of_fail(w, io, -fd, msg);
     f->fd = fd;
+    if ((ret = lb_of_write_hint(w, f, fd, msg, sizeof(msg))) < 0) {
+        close(fd);
+        f->fd = -1;
+        return of_fail(w, io, -ret, msg);
+    }
     lb_of_advise(w, f, fd, !(of->flags[i] & OF_SEEN));
     of->flags[i] |= OF_SEEN;
     ret = w->engine_up && w->eng->open_file ? w->eng->open_file(w->priv, f) : 0;
@@ -384,6 +389,32 @@ int lb_of_sync_all(struct lb_worker *w, int op, lb_of_sync_fn sync)
             ret = sync(w, at.file, op);
         }
     return ret;
+}
+
+/* fio's write_hint (ioengines.c td_io_open_file): on a regular file or a
+ * block device, fcntl F_SET_FILE_RW_HINT on the descriptor with direct=1,
+ * F_SET_RW_HINT on the inode otherwise; a refusal fails the job. */
+int lb_of_write_hint(const struct lb_worker *w, const struct lb_file *f, int fd,
+                     char *msg, size_t n)
+{
+    const struct lb_job *j = w->job;
+    uint64_t hint = (uint64_t)j->write_hint;
+    struct stat st;
+
+    if (!j->write_hint || fstat(fd, &st) < 0 || !(S_ISREG(st.st_mode) || S_ISBLK(st.st_mode)))
+        return 0;
+#if defined(F_SET_RW_HINT) && defined(F_SET_FILE_RW_HINT)
+    if (fcntl(fd, j->direct ? F_SET_FILE_RW_HINT : F_SET_RW_HINT, &hint) == 0)
+        return 0;
+    snprintf(msg, n, "fcntl write hint on %s: %s", f->path, strerror(errno));
+    /* the kernel's EINVAL (F_SET_FILE_RW_HINT is gone since Linux 6.9) is
+     * a failure of the run, as in fio, not bad input */
+    return errno == EINVAL || errno == EPERM ? -EOPNOTSUPP : -errno;
+#else
+    (void)hint;
+    snprintf(msg, n, "fcntl write hint on %s: %s", f->path, strerror(EINVAL));
+    return -EOPNOTSUPP;
+#endif
 }
 
 void lb_of_advise(const struct lb_worker *w, const struct lb_file *f, int fd, bool first)

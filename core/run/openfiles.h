@@ -39,6 +39,9 @@ const struct lb_job *lb_of_engine_job(const struct lb_worker *w);
 /* After opening f as fd: fio's fadvise_hint, and with first (the clone's
  * first open of f) invalidate's drop of its cached pages. */
 void lb_of_advise(const struct lb_worker *w, const struct lb_file *f, int fd, bool first);
+/* write_hint on fd, f's: 0, or -errno with the reason in msg. */
+int lb_of_write_hint(const struct lb_worker *w, const struct lb_file *f, int fd,
+                     char *msg, size_t n);
 /* fsync_on_close before a file of w is closed. */
 void lb_of_close_sync(const struct lb_worker *w, const struct lb_file *f);
 

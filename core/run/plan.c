@@ -309,7 +309,13 @@ static int regions(struct lb_run *r, struct lb_plan *p)
         for (unsigned f = 0; f < w->nfiles; f++) {
             struct lb_target *t = w->nofiles ? NULL : &p->t[p->tix[i][f]];
             uint64_t size = 0;
-            int ret = region_size(r, w, t, foff, &size);
+            int ret;
+
+            /* fio's file_append (filesetup.c get_start_offset): a regular
+             * file's I/O starts at its end, whatever offset says */
+            if (job->file_append && t && (!t->exists || t->reg))
+                foff = t->exists ? t->have : 0;
+            ret = region_size(r, w, t, foff, &size);
 
             if (ret)
                 return ret;

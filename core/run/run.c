@@ -151,6 +151,8 @@ int lb_run_new(struct lb_run **out, const struct lb_job *jobs, size_t njobs,
     ret = lb_clock_init() ?: run_alloc(&r, njobs);
     for (size_t j = 0; j < njobs && !ret; j++) {
         ret = lb_job_copy(&r->jobs[j], &jobs[j]);
+        if (!ret && r->jobs[j].pre_read)
+            r->jobs[j].invalidate = false;   /* fio's init.c: it would undo the pre-read */
         if (!ret) {
             r->exitall |= jobs[j].exitall;
             r->exitall_on_error |= jobs[j].exitall_on_error;

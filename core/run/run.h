@@ -103,6 +103,9 @@ const char *lb_run_end_note(const struct lb_run *r);
 /* NULL if none; "io_timeout" after an I/O stuck past io_timeout,
  * "interrupted" after lb_run_interrupt_all. */
 const char *lb_run_stopped_by(const struct lb_run *r);
+/* What lb_run_stopped_by says when a clone of a job with exitall and
+ * exit_what=all ended the run: the run groups after it do no I/O. */
+#define LB_EXITALL_ALL "exitall (exit_what=all)"
 int lb_run_partial(const struct lb_run *r);              /* interrupted */
 size_t lb_run_njobs(const struct lb_run *r);
 const struct lb_job *lb_run_job(const struct lb_run *r, size_t j);

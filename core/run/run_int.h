@@ -222,6 +222,7 @@ struct lb_worker {
     bool ramp_batch;             /* reaping a batch begun in the ramp: fio
                                     accounts none of it */
     bool cslow;                  /* completions take complete_slow */
+    uint64_t max_lat_ns[LB_DDIR_N];  /* max_latency; 0: none */
     bool prio_stats;             /* latencies also by priority (prio,
                                     prioclass, cmdprio_*) */
     uint16_t ioprio;             /* the clone's own priority */

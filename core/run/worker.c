@@ -29,6 +29,7 @@
 #include "run/loop.h"
 #include "run/openfiles.h"
 #include "run/run_int.h"
+#include "run/run_state.h"
 #include "run/stats_int.h"
 #include "run/worker.h"
 
@@ -154,11 +155,60 @@ static int open_files(struct lb_worker *w)
             return fd;
         f->fd = fd;
         ret = j->direct ? direct_check(w, f, fd) : 0;
+        if (!ret)
+            ret = lb_of_write_hint(w, f, fd, w->setup_msg, sizeof(w->setup_msg));
         if (ret)
             return ret;
         lb_of_advise(w, f, fd, true);
     }
     return 0;
+}
+
+/* fio's pre_read (filesetup.c pre_read_file): each file's region read
+ * through its descriptor, in the largest read size, before the start and
+ * outside the figures; a character device is skipped, a short read is
+ * EIO.  A file opened lazily is opened for it and closed again. */
+static int pre_read_one(struct lb_worker *w, struct lb_file *f, int fd)
+{
+    uint64_t bs = lb_job_bs_max(w->job, 1u << LB_READ), left = f->size, off = f->file_offset;
+    struct stat st;
+
+    if (bs > w->buf_len || bs == 0)
+        bs = w->buf_len;
+    if (fstat(fd, &st) == 0 && S_ISCHR(st.st_mode))
+        return 0;
+    while (left && !lb_worker_stopping(w)) {
+        size_t n = left < bs ? (size_t)left : (size_t)bs;
+        ssize_t r = pread(fd, w->bufs, n, (off_t)off);
+
+        if (r != (ssize_t)n)
+            return fail(w, -EIO, "pre_read of %s: %s at offset %llu", f->path,
+                        r < 0 ? strerror(errno) : "short read", (unsigned long long)off);
+        left -= n;
+        off += n;
+    }
+    return 0;
+}
+
+static int pre_read(struct lb_worker *w)
+{
+    const struct lb_job *j = w->job;
+    int ret = 0;
+
+    if (!j->pre_read || w->nofiles)
+        return 0;
+    for (unsigned i = 0; i < w->nfiles && !ret; i++) {
+        struct lb_file *f = &w->files[i];
+        int fd = f->fd;
+
+        if (fd < 0 && (fd = lb_file_open(f->path, &f->id, false, lb_job_oflags(j),
+                                         w->setup_msg, sizeof(w->setup_msg))) < 0)
+            return fd;
+        ret = pre_read_one(w, f, fd);
+        if (fd != f->fd)
+            close(fd);
+    }
+    return ret;
 }
 
 /* One I/O slot's buffer: the largest block, in whole pages. */
@@ -375,6 +425,8 @@ static int worker_setup(struct lb_worker *w)
     w->opsrc = w->job->opsrc;
     w->dirs = dirs_of(w);
     w->tmo_ns = w->job->io_timeout * 1000;
+    for (int d = 0; d < LB_DDIR_N; d++)
+        w->max_lat_ns[d] = w->job->max_latency[d] * 1000;
     w->stopp = &w->run->stop;
     w->intr0 = w->run->intr0;
     w->trace = w->run->trace;
@@ -382,7 +434,7 @@ static int worker_setup(struct lb_worker *w)
     verify_setup(w);
     pacing_setup(w);
     return set_affinity(w) ?: set_ioprio(w) ?: private_fds() ?: alloc_gen(w) ?:
-           open_files(w) ?: alloc_slots(w) ?: alloc_stats(w) ?:
+           open_files(w) ?: alloc_slots(w) ?: pre_read(w) ?: alloc_stats(w) ?:
            engine_start(w) ?: opsrc_open(w);
 }
 
@@ -487,7 +539,7 @@ static void worker_run(struct lb_worker *w)
         if (end == END_ERROR && r->exitall_on_error)
             lb_run_stop(r, "exitall_on_error");
         else if (end != END_STOP && r->exitall)
-            lb_run_stop(r, "exitall");
+            lb_run_stop(r, j->exit_what == LB_EXIT_ALL ? LB_EXITALL_ALL : "exitall");
         if (w->flow) {                   /* the others share the flow now */
             atomic_fetch_sub(&w->flow->weight, j->flow);
             atomic_fetch_sub(&w->flow->ios, w->flow_ios);

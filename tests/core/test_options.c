@@ -74,6 +74,7 @@ static const char *const samples[][2] = {
     { "rate_iops", "500" }, { "rate_min", "1m,2m" }, { "rate_iops_min", "50" },
     { "random_distribution", "zipf:1.2" }, { "nice", "-5" },
     { "continue_on_error", "io" }, { "verify", "md5" },
+    { "ignore_error", "EAGAIN,ENOSPC:122" }, { "write_hint", "long" }, { "max_latency", "5ms,1" },
     { "verify_pattern", "0xdeadbeef" }, { "null_lat", "200us" },
     { "fault_eio", "1%" }, { "fault_short", "0.5" }, { "fault_enospc", "0.25" },
     { "fault_delay", "100%" }, { "prio", "3" }, { "prioclass", "1" },
@@ -117,6 +118,13 @@ static bool sample_landed(const char *name, const struct lb_job *j)
     IS("rate_iops_min", j->rate_iops_min[0] == 50 && j->rate_iops_min[2] == 50);
     IS("random_distribution", j->random_distribution == LB_DIST_ZIPF && j->random_param == 1.2);
     IS("continue_on_error", j->continue_on_error == (LB_COE_READ | LB_COE_WRITE));
+    IS("ignore_error", j->continue_on_error == (LB_COE_READ | LB_COE_WRITE) &&
+       j->nignore_error[0] == 1 && j->ignore_error[0][0] == EAGAIN &&
+       j->nignore_error[1] == 2 && j->ignore_error[1][0] == ENOSPC &&
+       j->ignore_error[1][1] == 122 && j->nignore_error[2] == 0);
+    IS("write_hint", j->write_hint == 4);
+    IS("max_latency", j->max_latency[0] == 5000 && j->max_latency[1] == 1 &&
+       j->max_latency[2] == 1);
     IS("verify", j->verify == LB_VERIFY_MD5);
     IS("verify_pattern", j->verify_pattern == 0xdeadbeef && j->verify == LB_VERIFY_PATTERN);
     IS("null_lat", j->null_lat == 200000);

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Description: I/O errors from the command line, with the fault engine:
 # an EIO ends the job at once (exit 1, errno in the JSON, file and offset
-# on stderr); continue_on_error lets the job go on and counts every error
-# (fio's total_err and first_error), for the directions it names only;
+# on stderr); continue_on_error lets the job go on past EIO and counts
+# every error (fio's total_err and first_error), for the directions it
+# names only, and past ENOSPC only when ignore_error names it;
 # io_timeout ends a run stuck in an I/O within a few seconds, naming the
 # file and the offset.  The exit status is 1 whenever an I/O failed.
 . "$(dirname "$0")/lib.sh"
@@ -35,12 +36,18 @@ done
 # errors of a direction continue_on_error does not name still end the job
 expect_exit 1 "" "$LUABENCH" fio --name=w "${fault[@]}" --fault_eio=0.1 --rw=randwrite \
   --continue_on_error=read --output-format=json --output=w.json
-[ "$(jget w.json 'j.jobs[1].total_err')" = 1 ] || fail "continue_on_error=read went on after a write error"
+[ "$(jget w.json 'j.jobs[1].total_err')" = 0 ] || fail "continue_on_error=read counted a write error (fio counts none)"
 [ "$(jget w.json 'j.jobs[1].write.total_ios < 256')" = true ] || fail "continue_on_error=read: the write job went on"
-# ENOSPC is counted under its own errno
+# ENOSPC is counted under its own errno, and ends the job (as fio,
+# continue_on_error goes on past EIO and EILSEQ only, unless ignore_error
+# names others)
 expect_exit 1 "No space left on device" "$LUABENCH" fio --name=s "${fault[@]}" --fault_enospc=0.1 --rw=randwrite \
   --continue_on_error=write --output-format=json --output=s.json
 [ "$(jget s.json 'j.jobs[1].first_error')" = 28 ] || fail "ENOSPC: first_error is not 28"
+[ "$(jget s.json 'j.jobs[1].total_err')" = 1 ] || fail "continue_on_error=write went on after ENOSPC"
+expect_exit 1 "No space left on device" "$LUABENCH" fio --name=s "${fault[@]}" --fault_enospc=0.1 --rw=randwrite \
+  --ignore_error=,ENOSPC --output-format=json --output=s2.json
+[ "$(jget s2.json 'j.jobs[1].total_err')" -gt 5 ] || fail "ignore_error=,ENOSPC did not go on"
 # short I/Os are counted, and are not errors
 expect_exit 0 "" "$LUABENCH" fio --name=h "${fault[@]}" --fault_short=0.1 --rw=randread \
   --output-format=json --output=h.json

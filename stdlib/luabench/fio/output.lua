@@ -532,6 +532,36 @@ local function elapsed_s(e)
   return (math.floor(s * 1000) + 999) // 1000
 end
 
+
+-- The error types (read, write, verify) continue_on_error goes on after,
+-- as fio reads it: its value, and each type ignore_error gives a list.
+local COE_TYPES = {read = {"read"}, write = {"write"}, io = {"read", "write"},
+                   verify = {"verify"}, all = {"read", "write", "verify"},
+                   ["1"] = {"read", "write", "verify"}}
+local function coe_types(job)
+  local t = {}
+  for _, k in ipairs(COE_TYPES[tostring(job.continue_on_error or "none")] or {}) do t[k] = true end
+  local i = 0
+  for list in (tostring(job.ignore_error or "") .. ","):gmatch("([^,]*),") do
+    i = i + 1
+    if list:find("^[^:]") then t[({"read", "write", "verify"})[i] or ""] = true end
+  end
+  return t
+end
+
+-- fio's total_err and first_error: the errors of the types it goes on after.
+local function counted_errors(errs, types)
+  local n, first = 0, nil
+  local function type_of(b) return b.errno == 84 and "verify" or b.ddir == "read" and "read" or "write" end
+  for _, b in ipairs(errs and errs.by_errno or {}) do
+    if types[type_of(b)] then
+      n = n + (b.count or 0)
+      if b.errno == errs.first_errno or not first then first = b.errno end
+    end
+  end
+  return int(n), int(first or 0)
+end
+
 function O.job_json(e, plus)
   local o = O.obj{"jobname", tostring(e.jobname or "job"), "groupid", int(e.groupid),
                   "error", int(e.error), "eta", 0,
@@ -556,11 +586,9 @@ function O.job_json(e, plus)
   o.ctx = int(e.ctx)
   o.majf = int(e.majf)
   o.minf = int(e.minf)
-  -- fio adds these with continue_on_error
-  local coe = (e._job or e.options or {}).continue_on_error
-  if coe and coe ~= "none" and coe ~= "0" then
-    o.total_err = int(e.errors and e.errors.count)
-    o.first_error = int(e.errors and e.errors.first_errno)
+  local types = coe_types(e._job or e.options or {})
+  if next(types) then
+    o.total_err, o.first_error = counted_errors(e.errors, types)
   end
   local lv = e.iodepth_level or {}
   o.iodepth_level = buckets_json({1, 2, 4, 8, 16, 32}, {lv["1"], lv["2"], lv["4"], lv["8"], lv["16"], lv["32"], lv[">=64"]}, ">=64")

@@ -235,7 +235,9 @@ function R.run(jobs, opts)
   if not opts.checked then R.check_all(jobs, tab) end
   local results = {global_options = jobs.global_options, global_order = jobs.global_order}
   local logs = require "luabench.fio.logs"
+  local ended                           -- exitall with exit_what=all ended a group
   for g, group in ipairs(groups) do
+    specs[g]._stopped = ended
     for _, job in ipairs(group) do exec_hook(job, "exec_prerun", "prerun") end
     if opts.eta then specs[g].stop = opts.eta:wrap(specs[g].stop, eta_of(group)) end
     local progress = require "luabench.progress"
@@ -245,6 +247,7 @@ function R.run(jobs, opts)
     if opts.eta then opts.eta:finish() end
     if not ok then error((tostring(run):gsub("^[^\n]-%.lua:%d+: ", "")), 0) end
     for _, job in ipairs(group) do exec_hook(job, "exec_postrun", "postrun") end
+    if run.stopped_by == "exitall (exit_what=all)" then ended = run.stopped_by end
     for _, r in ipairs(per_job(run, group, tab)) do
       results[#results + 1] = r
       if R.wants_logs(r._job) then logs.write(r, #results, #group > 1) end
