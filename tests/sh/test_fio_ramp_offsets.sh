@@ -4,7 +4,7 @@
 # began with, in the same order (so a buffered job finds the ramp's pages
 # cached, as under fio), a sequential one starts over from the file's
 # start; a mixed job's read/write draws go on where they were and do not
-# repeat.  fio shows the same on the same jobs (write_iolog).
+# repeat.  fio shows the same offsets on the same jobs (write_iolog).
 . "$(dirname "$0")/lib.sh"
 d=$(lb_tmpdir)
 cd "$d" || fail "cd $d"
@@ -45,8 +45,9 @@ for t in "${tools[@]}"; do
   check "$t read" s.seq >/dev/null
   offsets "$t" m.log --rw=randrw --rwmixread=50 --rate_iops=100,100 > m.seq
   read -r again n <<<"$(check "$t randrw" m.seq)"
-  # the mix goes on: its directions after the restart are not the first ones again
-  if diff <(awk '{ print $1 }' m.seq | head -n "$n") \
+  # the mix goes on: its directions after the restart are not the first ones
+  # again (fio's go on in most runs; in some its ramp ends where they repeat)
+  if [ "$t" != fio ] && diff <(awk '{ print $1 }' m.seq | head -n "$n") \
           <(awk -v a="$again" 'NR >= a { print $1 }' m.seq | head -n "$n") >/dev/null; then
     fail "$t randrw: the read/write draws began again with the offsets"
   fi
