@@ -4,7 +4,7 @@
 # began with, in the same order (so a buffered job finds the ramp's pages
 # cached, as under fio), a sequential one starts over from the file's
 # start; a mixed job's read/write draws go on where they were and do not
-# repeat.  fio shows the same offsets on the same jobs (write_iolog).
+# repeat (write_iolog).
 . "$(dirname "$0")/lib.sh"
 d=$(lb_tmpdir)
 cd "$d" || fail "cd $d"
@@ -33,9 +33,9 @@ check() {
     fail "$name: the measured phase's offsets are not the ramp's, from line $again"
   echo "$again $n"
 }
-tools=("$LUABENCH fio")
-command -v fio >/dev/null && tools+=(fio)
-for t in "${tools[@]}"; do
+# (fio 3.33 shows the same offsets on the same jobs in most runs; on a
+# loaded machine it sometimes carries on instead, so it is not run here)
+for t in "$LUABENCH fio"; do
   offsets "$t" r.log --rw=randread --rate_iops=100 > r.seq
   check "$t randread" r.seq >/dev/null
   offsets "$t" n.log --rw=randread --norandommap --rate_iops=100 > n.seq
@@ -45,9 +45,8 @@ for t in "${tools[@]}"; do
   check "$t read" s.seq >/dev/null
   offsets "$t" m.log --rw=randrw --rwmixread=50 --rate_iops=100,100 > m.seq
   read -r again n <<<"$(check "$t randrw" m.seq)"
-  # the mix goes on: its directions after the restart are not the first ones
-  # again (fio's go on in most runs; in some its ramp ends where they repeat)
-  if [ "$t" != fio ] && diff <(awk '{ print $1 }' m.seq | head -n "$n") \
+  # the mix goes on: its directions after the restart are not the first ones again
+  if diff <(awk '{ print $1 }' m.seq | head -n "$n") \
           <(awk -v a="$again" 'NR >= a { print $1 }' m.seq | head -n "$n") >/dev/null; then
     fail "$t randrw: the read/write draws began again with the offsets"
   fi
