@@ -5,6 +5,7 @@
 # one epoch starts as many threads as three epochs with a checkpoint after
 # each (written by the accelerators' own threads), for files of a sample
 # each and for TFRecord streams; the epochs' samples are all read.
+# lb-test: labels noleak (LeakSanitizer cannot run under strace's ptrace)
 . "$(dirname "$0")/lib.sh"
 command -v strace >/dev/null || skip "strace is not installed"
 strace -f -c -e trace=clone,clone3 -o /dev/null true 2>/dev/null ||
