@@ -304,7 +304,7 @@ static const char *const train_fields[] = {
     "accelerators", "checkpoint", "direct", "progress", "loader", "barrier",
     "drop_last", "preprocess_time", "exclude_start_steps", "exclude_end_steps", "total_training_steps",
     "format", "transfer_size", "shuffle_size", "chunk_size", "num_subfolders", "relayout",
-    "compression", NULL,
+    "compression", "names", NULL,
 };
 
 static void get_checkpoint(struct fields *f, struct lb_train_cfg *c)
@@ -415,6 +415,10 @@ static void train_cfg(struct fields *f, struct lb_train_cfg *c)
     }
     c->num_subfolders = (uint32_t)get_uint(f, "num_subfolders", 0, 0);
     c->relayout = get_bool(f, "relayout", 0);
+    static const char *const namings[] = {"luabench", "dlio", NULL};
+    c->dlio_names = get_enum(f, "names", namings, 0, "\"luabench\" or \"dlio\"");
+    if (c->dlio_names && c->paths)
+        bad(f, "names", "\"luabench\" with dir= a glob or a list (the files are named)");
     c->samples_per_file = (uint32_t)get_uint(f, "samples_per_file", 1, 1);
     get_value(f, "sample_size", &c->sample_size, top_size, 1,
               "a size, {dist=\"uniform\", min=, max=} or {dist=\"normal\", mean=, stddev=}");

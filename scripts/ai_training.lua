@@ -37,6 +37,8 @@ local v = script.params({
   {"shuffle_size", type = "int", default = 1024, help = "tfrecord: samples in the shuffle buffer"},
   {"num_subfolders", type = "int", default = 0,
    help = "spread the files over S subdirectories (0: over 10000 files, 1000 a subdirectory)"},
+  {"names", default = "luabench", choices = {"luabench", "dlio"},
+   help = "dlio: dir is DLIO's data_folder (train/img_F_of_N.ext, valid/)"},
   {"relayout", type = "bool", default = false,
    help = "1: rewrite a dataset laid out with other parameters (default: refused)"},
   {"batch_size", type = "int", default = 16, help = "samples per batch"},
@@ -87,7 +89,7 @@ local function spec_of(v)
              loader = v.loader, drop_last = v.drop_last, format = v.format,
              compression = v.compression,
              transfer_size = v.transfer_size, shuffle_size = v.shuffle_size,
-             num_subfolders = v.num_subfolders, relayout = v.relayout}
+             num_subfolders = v.num_subfolders, relayout = v.relayout, names = v.names}
   if v.sample_stddev ~= "0" then
     s.sample_size = {dist = "normal", mean = v.sample_size, stddev = v.sample_stddev}
   end

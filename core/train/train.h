@@ -98,6 +98,8 @@ struct lb_train_cfg {
                                     d%04(f % S), as DLIO spreads them */
     bool relayout;               /* a dataset laid out with other parameters
                                     is rewritten (default: refused) */
+    bool dlio_names;             /* DLIO's data_folder: dir/train/[S/]img_F_of_N.ext
+                                    and an empty dir/valid/ */
     uint64_t files;
     uint32_t samples_per_file;   /* 1 for one sample per file */
     struct lb_train_value sample_size;   /* bytes */

@@ -69,6 +69,8 @@ uint64_t lb_train_sample_size(const struct lb_train_cfg *c, uint64_t f, uint32_t
 /* Subdirectories of the layout: 0 when the files are all in dir. */
 static uint64_t dataset_subdirs(const struct lb_train_cfg *c)
 {
+    if (c->dlio_names)
+        return c->num_subfolders > 1 ? c->num_subfolders : 0;
     if (c->num_subfolders == 0)
         return c->files > LB_DATASET_FANOUT_OVER ?
                (c->files + LB_DATASET_FANOUT - 1) / LB_DATASET_FANOUT : 0;
@@ -106,6 +108,45 @@ static void put_num(char *buf, size_t len, size_t *n, unsigned long long v, int 
     *n += k;
 }
 
+/* Decimal digits of v: DLIO's padding, len(str(v)). */
+static int digits(uint64_t v)
+{
+    int n = 1;
+    while (v >= 10)
+        v /= 10, n++;
+    return n;
+}
+
+/* DLIO's generator names: dir/train/img_F_of_N.ext, F padded to the digits
+ * of N; over S > 1 subfolders, in dir/train/(F % S padded to the digits
+ * of S)/.  DLIO sorts the names, so its order is the files'. */
+static int dlio_path(const struct lb_train_cfg *c, uint64_t f, char *buf, size_t len)
+{
+    size_t n = 0;
+    put_str(buf, len, &n, c->dir);
+    put_str(buf, len, &n, "/train");
+    if (dataset_subdirs(c)) {
+        put_str(buf, len, &n, "/");
+        put_num(buf, len, &n, f % c->num_subfolders, digits(c->num_subfolders));
+    }
+    put_str(buf, len, &n, "/img_");
+    put_num(buf, len, &n, (unsigned long long)f, digits(c->files));
+    put_str(buf, len, &n, "_of_");
+    put_num(buf, len, &n, (unsigned long long)c->files, 0);
+    put_str(buf, len, &n, extensions[c->container]);
+    return n < len && n <= INT_MAX ? (int)n : -ENAMETOOLONG;
+}
+
+/* The subfolder i of the layout. */
+static int subdir_path(const struct lb_train_cfg *c, uint64_t i, char *buf, size_t len)
+{
+    if (!c->dlio_names)
+        return lb_tree_dir(buf, len, c->dir, i);
+    int n = snprintf(buf, len, "%s/train/%0*llu", c->dir, digits(c->num_subfolders),
+                     (unsigned long long)i);
+    return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : n;
+}
+
 int lb_train_path(const struct lb_train_cfg *c, uint64_t f, char *buf, size_t len)
 {
     int packed = c->format == LB_TRAIN_PACKED;
@@ -117,6 +158,8 @@ int lb_train_path(const struct lb_train_cfg *c, uint64_t f, char *buf, size_t le
         put_str(buf, len, &n, c->paths[f]);
         return n < len ? (int)n : -ENAMETOOLONG;
     }
+    if (c->dlio_names)
+        return dlio_path(c, f, buf, len);
     put_str(buf, len, &n, c->dir);
     if (dataset_subdirs(c)) {
         uint64_t sub = c->num_subfolders ? f % c->num_subfolders : f / LB_DATASET_FANOUT;
@@ -271,8 +314,15 @@ int lb_dataset_mkdirs(const struct lb_dataset *d, char *err, size_t len)
         return 0;                       /* a missing file will say so */
     if (mkdir(dir, 0755) < 0 && errno != EEXIST)
         return fail(err, len, "mkdir", dir, -errno);
+    for (int k = 0; d->cfg->dlio_names && k < 2; k++) {   /* DLIO lists both */
+        int n = snprintf(path, sizeof path, "%s/%s", dir, k ? "valid" : "train");
+        if (n < 0 || (size_t)n >= sizeof path)
+            return fail(err, len, "mkdir", dir, -ENAMETOOLONG);
+        if (mkdir(path, 0755) < 0 && errno != EEXIST)
+            return fail(err, len, "mkdir", path, -errno);
+    }
     for (uint64_t i = 0; i < d->nsubdirs; i++) {
-        int rc = lb_tree_dir(path, sizeof path, dir, i);
+        int rc = subdir_path(d->cfg, i, path, sizeof path);
         if (rc < 0)
             return fail(err, len, "mkdir", dir, rc);
         if (mkdir(path, 0755) < 0 && errno != EEXIST)
@@ -449,6 +499,7 @@ int lb_dataset_fd(struct lb_dataset *d, uint64_t f, char *path, size_t plen, int
 static int manifest_name(const struct lb_train_cfg *c, char *buf, size_t len, int legacy)
 {
     int n = snprintf(buf, len, "%s/.luabench-%s%s%s", c->dir,
+                     c->dlio_names ? "dlio-img" :
                      c->format == LB_TRAIN_PACKED ? "shard" : "img", extensions[c->container],
                      legacy ? "" : ".layout");
     return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : n;
@@ -534,6 +585,13 @@ int lb_dataset_manifest_check(struct lb_dataset *d, char *what, size_t wlen,
     if (c->paths || manifest_read(c, old) < 0)
         return 0;                       /* none: each file's size is checked */
     d->laid_before = strtoull(old[M_FILES], NULL, 10);
+    if (c->dlio_names && d->laid_before != c->files) {
+        snprintf(err, len, "%s holds DLIO's names for a set of %llu files (img_N_of_%llu), "
+                 "this run asks for %llu: the names carry the count, so another count "
+                 "needs another dir", c->dir, (unsigned long long)d->laid_before,
+                 (unsigned long long)d->laid_before, (unsigned long long)c->files);
+        return -ESTALE;
+    }
     manifest_values(d, c->files > d->laid_before ? c->files : d->laid_before, cur);
     d->recorded = 1;
     for (int k = 0; k < M_N; k++)
@@ -613,7 +671,11 @@ int lb_train_remove(const struct lb_train_cfg *c, uint64_t *removed,
         if (manifest_name(c, path, sizeof path, legacy) >= 0)
             lb_file_unlink_ours(path);
     for (uint64_t i = 0; i < dataset_subdirs(c); i++)
-        if (lb_tree_dir(path, sizeof path, c->dir, i) >= 0)
+        if (subdir_path(c, i, path, sizeof path) >= 0)
             rmdir(path);                /* stays when not empty */
+    for (int k = 0; c->dlio_names && k < 2; k++)
+        if (snprintf(path, sizeof path, "%s/%s", c->dir, k ? "valid" : "train") <
+            (int)sizeof path)
+            rmdir(path);
     return 0;
 }
