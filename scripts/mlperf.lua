@@ -56,6 +56,8 @@ local v = script.params({
    help = "the files' container (default: the workload's, npz for unet3d, tfrecord for " ..
    "resnet50 and cosmoflow); raw: the bare samples"},
   {"direct", type = "bool", default = false, help = "1: read with O_DIRECT (needs format=raw)"},
+  {"names", default = "luabench", choices = {"luabench", "dlio"},
+   help = "dlio: dir= is DLIO's data_folder (train/img_F_of_N.ext, valid/), read by both"},
   {"find_max", type = "bool", default = false,
    help = "1: search the most accelerators per host for which all `runs` runs pass"},
   {"max_accelerators", type = "int", default = 64, min = 1,
@@ -203,6 +205,13 @@ local spec = mlperf.train_spec(w, {files = files, accelerators = v.accelerators,
                                    epochs = v.epochs, direct = v.direct, format = format})
 if v.sample_size then spec.sample_size = v.sample_size end
 if v.compute_time then spec.compute_time = v.compute_time end
+if v.names == "dlio" then
+  if v.find_max and v.files == 0 then
+    script.usage_error("names=dlio needs files= with find_max=1: DLIO's names carry the file " ..
+                       "count, which find_max would change from count to count")
+  end
+  spec.names = "dlio"
+end
 -- Without files=, find_max lays out files as the counts need them, the
 -- subfolders fixed for the most files it may ask (lb.train's default
 -- depends on files: flat up to 10000, groups of 1000 above)

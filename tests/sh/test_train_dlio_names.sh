@@ -6,7 +6,8 @@
 # layout record sits in dir, outside both.  A run reads every file once an
 # epoch and reuses the files; another file count is refused (exit 2, the
 # files unchanged: the names carry the count); names="dlio" with dir= a
-# glob is refused; lb.train_remove removes the tree it made.
+# glob is refused; lb.train_remove removes the tree it made.  mlperf.lua
+# names=dlio lays out the same tree, and refuses find_max=1 without files=.
 . "$(dirname "$0")/lib.sh"
 tmp=$(lb_tmpdir)
 cd "$tmp" || fail "cd $tmp"
@@ -52,4 +53,14 @@ got=$(cd sub/train && find . -name '*.npz' | sort | tr '\n' ' ')
 printf 'lb.train{dir = args.dir .. "/train/*.npz", names = "dlio"}\n' > glob.lua
 expect_exit 2 "field 'names' must be \"luabench\" with dir= a glob or a list" \
   "$LUABENCH" -q glob.lua dir="$tmp/flat"
+out=$(cd "$LB_SRC" && "$LUABENCH" -q scripts/mlperf.lua workload=unet3d scaled=1 files=8 \
+      sample_size=4k compute_time=0 epochs=1 runs=1 warmup=0 names=dlio dir="$tmp/ml" 2>&1) ||
+  fail "mlperf.lua names=dlio: $out"
+[ "$(cd ml && find train valid | sort | tr '\n' ' ')" = "train train/img_0_of_8.npz \
+train/img_1_of_8.npz train/img_2_of_8.npz train/img_3_of_8.npz train/img_4_of_8.npz \
+train/img_5_of_8.npz train/img_6_of_8.npz train/img_7_of_8.npz valid " ] ||
+  fail "mlperf.lua names=dlio tree: $(cd ml && find .)"
+expect_exit 2 "names=dlio needs files= with find_max=1" \
+  bash -c "cd '$LB_SRC' && '$LUABENCH' -q scripts/mlperf.lua workload=unet3d find_max=1 scaled=1 names=dlio dir='$tmp/ml2'"
+[ ! -e "$tmp/ml2" ] || fail "the refused find_max wrote $tmp/ml2"
 pass
