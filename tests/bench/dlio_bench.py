@@ -13,8 +13,7 @@ parser generated) are put on PYTHONPATH when set, DLIO_PYTHON names the
 interpreter (default: the first of /usr/bin/python3 and this one that imports
 dlio_benchmark.main).  Without DLIO the DLIO rows are skipped with the reason and
 lb.train runs against the bare loop on files it lays out itself (--lb-layout:
-in DIR/NAME/train/, which DLIO then reads too, through hard links in
-DIR/NAME-dlio/train/: see dlio_view).  Where the
+with names='dlio', DIR/NAME-lb is DLIO's data_folder, which DLIO then reads too).  Where the
 tracing package dftracer is missing, tests/bench/dlio_shim/ stands in for it:
 hooks that record nothing, as DLIO with tracing disabled.
 
@@ -245,35 +244,23 @@ def consumed(w, epochs, k):
     return epochs * (files * spf // batch // k) * batch * k
 
 
-def lay_out_with_lb(lb, data, w):
+def lay_out_with_lb(lb, data, w, dlio_names=False):
+    """lb.train's npz files in data (names='dlio': data is DLIO's data_folder,
+    the files in data/train/ under DLIO's names, data/valid/ empty, so DLIO
+    reads lb.train's own files)."""
     spf, size, files, _, _, _ = w
     os.makedirs(os.path.dirname(data), exist_ok=True)
+    names = ", names='dlio'" if dlio_names else ""
     script = (f"lb.train{{dir='{data}', format='npz', files={files}, samples_per_file={spf},"
               f" sample_size={size}, batch_size=1, read_threads=2, compute_time='0s',"
-              f" total_training_steps=1, epochs=1}}\n")
+              f" total_training_steps=1, epochs=1{names}}}\n")
     with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as fh:
         fh.write(script)
     try:
         run_tree([lb, "-q", fh.name])
     finally:
         os.unlink(fh.name)
-    return os.path.join(data, "*.npz")
-
-
-def dlio_view(files_glob, view):
-    """A data_folder for DLIO of hard links to lb.train's npz files.  DLIO lists
-    data_folder/train/ with os.listdir, hidden names included, and keeps the
-    names ending in the format (lb.train's layout record, .luabench-img.npz.layout,
-    is not one of them; its name of earlier versions, .luabench-img.npz, was), and
-    it lists data_folder/valid/, which must exist: links keep the set apart from
-    anything else in lb.train's directory."""
-    for sub in ("train", "valid"):
-        os.makedirs(os.path.join(view, sub), exist_ok=True)
-    for f in sorted(glob.glob(files_glob)):
-        link = os.path.join(view, "train", os.path.basename(f))
-        if not os.path.exists(link):
-            os.link(f, link)
-    return view
+    return os.path.join(data, "train", "*.npz") if dlio_names else os.path.join(data, "*.npz")
 
 
 def main():
@@ -288,7 +275,7 @@ def main():
     ap.add_argument("--lb-ranks", action="store_true",
                     help="lb.train as K MPI ranks of one accelerator (DLIO's shape)")
     ap.add_argument("--lb-layout", action="store_true",
-                    help="the files laid out by lb.train format=npz in DIR/NAME/train, not by DLIO")
+                    help="the files laid out by lb.train format=npz names=dlio in DIR/NAME-lb, not by DLIO")
     ap.add_argument("--hosts", type=int, default=0,
                     help="both tools across N netns hosts (root; implies --lb-ranks)")
     a = ap.parse_args()
@@ -345,8 +332,8 @@ def bench(a, lb, accs, ranks):
             w = WORKLOADS[name]
             data = os.path.join(a.dir, name)
             if a.lb_layout:
-                files_glob = lay_out_with_lb(lb, os.path.join(data, "train"), w)
-                data = dlio_view(files_glob, os.path.join(a.dir, name + "-dlio"))
+                data = os.path.join(a.dir, name + "-lb")
+                files_glob = lay_out_with_lb(lb, data, w, dlio_names=True)
             elif py is not None:
                 if not glob.glob(os.path.join(data, "train", "*.npz")):
                     run_dlio(py, env, conf, name, w, 1, 0, min(2, os.cpu_count()), data,
