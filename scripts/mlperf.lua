@@ -5,7 +5,9 @@
 -- runs, the AU threshold of the workload in every run and their samples/s
 -- within 5 % of each other.  The dataset is laid out in the workload's
 -- format, as its DLIO config says (npz for unet3d, TFRecord for resnet50
--- and cosmoflow); format=raw gives bare samples, which direct=1 needs.
+-- and cosmoflow); format=raw gives bare samples.  direct=1 is MLPerf's
+-- reader.odirect (unet3d): each npz file read whole with O_DIRECT, as
+-- DLIO's O_DIRECT reader does; the TFRecord workloads need format=raw for it.
 -- Prints the run table and a verdict line.
 -- find_max=1 asks MLPerf's question instead: the most accelerators per
 -- host (per rank under MPI), up to max_accelerators, for which all `runs`
@@ -55,7 +57,7 @@ local v = script.params({
   {"format", choices = mlperf.formats,
    help = "the files' container (default: the workload's, npz for unet3d, tfrecord for " ..
    "resnet50 and cosmoflow); raw: the bare samples"},
-  {"direct", type = "bool", default = false, help = "1: read with O_DIRECT (needs format=raw)"},
+  {"direct", type = "bool", default = false, help = "1: read with O_DIRECT (reader.odirect: npz files whole; TFRecord workloads need format=raw)"},
   {"names", default = "luabench", choices = {"luabench", "dlio"},
    help = "dlio: dir= is DLIO's data_folder (train/img_F_of_N.ext, valid/), read by both"},
   {"find_max", type = "bool", default = false,
@@ -149,10 +151,9 @@ end
 
 local w = assert(mlperf.workload(v.workload, v.accelerator))
 local format = v.format or w.format
-if v.direct and format ~= "raw" then
-  script.usage_error("direct=1 needs format=raw: lb.train reads %s files buffered (container " ..
-                     "headers are not aligned); add format=raw to read %s's samples as bare files",
-                     format, w.name)
+if v.direct and format ~= "raw" and format ~= "npz" then
+  script.usage_error("direct=1 needs format=npz or raw: DLIO has no O_DIRECT reader for %s " ..
+                     "files; add format=raw to read %s's samples as bare files", format, w.name)
 end
 
 local function mem_total()

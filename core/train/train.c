@@ -634,6 +634,8 @@ static int pread_sample(struct reader *rd, int fd, uint64_t len, uint64_t off)
     return rc;
 }
 
+static int read_npz_whole(struct reader *rd, int fd);
+
 /* npz and hdf5, as DLIO's readers on demand: open, np.load(f)['x'] or
  * h5py's read of the sample, close.  *len: the bytes read, *own: the
  * sample's (x's array over the file's samples, or the hdf5 record). */
@@ -647,8 +649,11 @@ static int read_container(struct reader *rd, uint64_t s, uint64_t *len, uint64_t
         return -errno;
     rd->io.bytes = rd->io.member = 0;
     rd->io.msg[0] = 0;
-    int npz = r->cfg->container == LB_TRAIN_NPZ;
-    int rc = npz ? lb_fmt_npz_read(fd, &rd->io) : lb_fmt_hdf5_read(fd, s - f * spf, &rd->io, &n);
+    int npz = r->cfg->container == LB_TRAIN_NPZ, rc;
+    if (npz && r->cfg->direct)
+        rc = read_npz_whole(rd, fd);
+    else
+        rc = npz ? lb_fmt_npz_read(fd, &rd->io) : lb_fmt_hdf5_read(fd, s - f * spf, &rd->io, &n);
     close(fd);
     *len = rd->io.bytes;
     *own = npz ? rd->io.member / spf : n;
@@ -674,6 +679,27 @@ static int reader_room(struct reader *rd, uint64_t want)
     rd->io.buf = rd->buf;
     rd->io.buflen = rd->buflen;
     return 0;
+}
+
+/* direct=true npz, as DLIO's O_DIRECT reader: the file sized (fstat),
+ * then read whole into the reader's buffer, grown to the largest file
+ * (rounded up to 4 KiB: O_DIRECT's alignment) past READ_CHUNK. */
+static int read_npz_whole(struct reader *rd, int fd)
+{
+    struct stat st;
+    if (fstat(fd, &st) < 0)
+        return -errno;
+    uint64_t size = (uint64_t)st.st_size;
+    uint64_t want = (size + LB_FMT_DIRECT_ALIGN - 1) & ~(uint64_t)(LB_FMT_DIRECT_ALIGN - 1);
+    if (want > rd->buflen) {
+        char *b = NULL;
+        if (posix_memalign((void **)&b, LB_FMT_DIRECT_ALIGN, want))
+            return -ENOMEM;
+        free(rd->buf);
+        rd->buf = rd->io.buf = b;
+        rd->buflen = rd->io.buflen = want;
+    }
+    return lb_fmt_npz_read_whole(fd, size, &rd->io);
 }
 
 /* Reads sample s: pread on the kept descriptor, or open/pread/close; an
@@ -1469,8 +1495,9 @@ const char *lb_train_check(const struct lb_train_cfg *c)
                "prefetch and accelerators must be positive";
     if (c->format == LB_TRAIN_ONE_PER_FILE && c->samples_per_file != 1)
         return "one sample per file needs samples_per_file = 1";
-    if (c->direct && c->container != LB_TRAIN_RAW)
-        return "direct reads need format=raw (container headers are not aligned)";
+    if (c->direct && c->container != LB_TRAIN_RAW && c->container != LB_TRAIN_NPZ)
+        return "direct reads need format=raw or npz (DLIO has no O_DIRECT reader for "
+               "TFRecord or HDF5)";
     if (c->container == LB_TRAIN_TFRECORD && shard_mode(c) && c->files < c->accelerators)
         return "format=tfrecord shards files: files must be at least accelerators";
     if (c->container == LB_TRAIN_TFRECORD && c->drop_last &&

@@ -63,7 +63,8 @@ uint64_t lb_train_sample_size(const struct lb_train_cfg *c, uint64_t f, uint32_t
         j = 0;                          /* an array: one sample size per file */
     uint64_t n = size_draw(&c->sample_size, f * c->samples_per_file + j);
     n = n ? n : 1;
-    return c->direct ? (n + DIRECT_ALIGN - 1) & ~(DIRECT_ALIGN - 1) : n;
+    int round = c->direct && c->container == LB_TRAIN_RAW;   /* containers: read whole */
+    return round ? (n + DIRECT_ALIGN - 1) & ~(DIRECT_ALIGN - 1) : n;
 }
 
 /* Subdirectories of the layout: 0 when the files are all in dir. */
@@ -544,7 +545,8 @@ static void manifest_values(const struct lb_dataset *d, uint64_t files, char v[M
 /* direct only changes the layout where it rounds sizes up. */
 static int direct_matters(const struct lb_train_cfg *c)
 {
-    return c->sample_size.dist != LB_TRAIN_FIXED || c->sample_size.a % DIRECT_ALIGN;
+    return c->container == LB_TRAIN_RAW &&
+           (c->sample_size.dist != LB_TRAIN_FIXED || c->sample_size.a % DIRECT_ALIGN);
 }
 
 /* The record's value of each key ("" when missing); 0, or -ENOENT. */

@@ -851,11 +851,11 @@ static int npz_inflate_piece(struct inflating *st, const char *p, size_t n,
     z->avail_in = (uInt)n;
     do {
         z->next_out = (Bytef *)io->zbuf;
-        z->avail_out = (uInt)io->buflen;
+        z->avail_out = (uInt)io->zlen;
         zr = inflate(z, Z_NO_FLUSH);
         if (zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR)
             return bad(io, -EILSEQ, "x.npy: bad deflate data");
-        uint64_t k = io->buflen - z->avail_out, room = sizeof st->head - st->nhead;
+        uint64_t k = io->zlen - z->avail_out, room = sizeof st->head - st->nhead;
         st->crc = lb_fmt_crc32(st->crc, io->zbuf, k);
         st->out += k;
         if (st->hlen == 0 && k) {
@@ -869,13 +869,35 @@ static int npz_inflate_piece(struct inflating *st, const char *p, size_t n,
     return zr == Z_BUF_ERROR ? Z_OK : zr;
 }
 
+/* The scratch inflated bytes go to, made on first use. */
+static int zbuf_room(struct lb_fmt_io *io)
+{
+    if (io->zbuf)
+        return 0;
+    io->zlen = LB_FMT_NPY_BUFFER;
+    return (io->zbuf = malloc(io->zlen)) ? 0 : -ENOMEM;
+}
+
+/* The end of a deflated x.npy read: what came out checked against the
+ * member's sizes and CRC. */
+static int npz_inflated(const struct inflating *st, int zr, const struct npz_entry *x,
+                        struct lb_fmt_io *io)
+{
+    if (zr != Z_STREAM_END || st->out != x->usize || st->hlen <= 0)
+        return bad(io, -EILSEQ, "x.npy: the deflate stream and the member's size disagree");
+    if (st->crc != x->crc)
+        return bad(io, -EILSEQ, "x.npy: bad CRC-32");
+    io->member = x->usize - (uint64_t)st->hlen;
+    return 0;
+}
+
 /* A deflated x.npy from off, as zipfile hands it to numpy: its first
  * 4 KiB, then transfer-sized pieces, inflated, the CRC checked at the end. */
 static int npz_inflate(int fd, uint64_t off, const struct npz_entry *x, struct lb_fmt_io *io)
 {
     struct inflating st;
     memset(&st, 0, sizeof st);
-    if (io->zbuf == NULL && (io->zbuf = malloc(io->buflen)) == NULL)
+    if (zbuf_room(io) < 0)
         return -ENOMEM;
     if (inflateInit2(&st.z, -15) != Z_OK)
         return -ENOMEM;
@@ -893,17 +915,36 @@ static int npz_inflate(int fd, uint64_t off, const struct npz_entry *x, struct l
         rc = zr < 0 ? zr : 0;
     }
     inflateEnd(&st.z);
-    if (rc < 0)
-        return rc;
-    if (zr != Z_STREAM_END || st.out != x->usize || st.hlen <= 0)
-        return bad(io, -EILSEQ, "x.npy: the deflate stream and the member's size disagree");
-    if (st.crc != x->crc)
-        return bad(io, -EILSEQ, "x.npy: bad CRC-32");
-    io->member = x->usize - (uint64_t)st.hlen;
-    return 0;
+    return rc < 0 ? rc : npz_inflated(&st, zr, x, io);
+}
+
+/* A deflated x.npy of n bytes in memory at p, inflated. */
+static int npz_inflate_mem(const char *p, const struct npz_entry *x, struct lb_fmt_io *io)
+{
+    struct inflating st;
+    memset(&st, 0, sizeof st);
+    if (zbuf_room(io) < 0)
+        return -ENOMEM;
+    if (inflateInit2(&st.z, -15) != Z_OK)
+        return -ENOMEM;
+    uint64_t left = x->csize;
+    int zr = Z_OK;
+    while (left && zr == Z_OK) {        /* avail_in is 32 bits */
+        size_t n = left < (1u << 30) ? (size_t)left : (1u << 30);
+        zr = npz_inflate_piece(&st, p, n, x, io);
+        p += n;
+        left -= n;
+    }
+    inflateEnd(&st.z);
+    return zr < 0 ? zr : npz_inflated(&st, zr, x, io);
 }
 #else
 static int npz_inflate(int fd, uint64_t off, const struct npz_entry *x, struct lb_fmt_io *io)
+{
+    return bad(io, -ENOTSUP, "x.npy is deflated and this build has no zlib");
+}
+
+static int npz_inflate_mem(const char *p, const struct npz_entry *x, struct lb_fmt_io *io)
 {
     return bad(io, -ENOTSUP, "x.npy is deflated and this build has no zlib");
 }
@@ -947,6 +988,94 @@ int lb_fmt_npz_read(int fd, struct lb_fmt_io *io)
         return rc;
     io->member = size - (uint64_t)hl;
     return read_span(fd, data + (uint64_t)hl, size - (uint64_t)hl, io->transfer, io);
+}
+
+/* size bytes from 0 in reads of what is left rounded up to the alignment:
+ * one read, unless the kernel returns less before the end (2 GiB at most a
+ * call); the last may stop short, at the end of the file. */
+static int read_whole(int fd, uint64_t size, struct lb_fmt_io *io)
+{
+    uint64_t got = 0, want = (size + LB_FMT_DIRECT_ALIGN - 1) & ~(uint64_t)(LB_FMT_DIRECT_ALIGN - 1);
+    if (want > io->buflen)
+        return bad(io, -EFBIG, "npz file larger than the read buffer");
+    while (got < size) {
+        ssize_t n = pread(fd, io->buf + got, want - got, (off_t)got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return n < 0 ? -errno : bad(io, -ENODATA, "npz file shorter than its size");
+        got += (uint64_t)n;
+        io->bytes += (uint64_t)n;
+        if (got < size && got % LB_FMT_DIRECT_ALIGN)
+            return bad(io, -ENODATA, "npz file shorter than its size");
+    }
+    return 0;
+}
+
+/* The local header at b + pos (of n bytes): the member's name, sizes, CRC,
+ * method and where its data starts.  0, 1 at the end of the members, or
+ * -EILSEQ. */
+static int npz_local_mem(const uint8_t *b, uint64_t n, uint64_t pos, struct lb_fmt_io *io,
+                         const uint8_t **name, uint64_t *nl, struct npz_entry *x, uint64_t *data)
+{
+    if (pos + ZIP_LOCAL > n || rd32(b + pos) != 0x04034b50)
+        return 1;
+    const uint8_t *h = b + pos;
+    uint64_t xl = rd16(h + 28);
+    *nl = rd16(h + 26);
+    if (pos + ZIP_LOCAL + *nl + xl > n)
+        return bad(io, -EILSEQ, "not a zip file (a local header past the end)");
+    x->method = (int)rd16(h + 8);
+    x->crc = (uint32_t)rd32(h + 14);
+    x->csize = rd32(h + 18);
+    x->usize = rd32(h + 22);
+    x->hoff = pos;
+    *name = h + ZIP_LOCAL;
+    for (uint64_t i = 0; i + 4 <= xl;) {        /* the zip64 extra */
+        const uint8_t *p = h + ZIP_LOCAL + *nl + i;
+        uint64_t id = rd16(p), sz = rd16(p + 2), k = 4;
+        if (i + 4 + sz > xl)
+            break;
+        if (id == 1) {
+            if (x->usize == 0xffffffffu && k + 8 <= sz + 4)
+                x->usize = rd64(p + k), k += 8;
+            if (x->csize == 0xffffffffu && k + 8 <= sz + 4)
+                x->csize = rd64(p + k);
+        }
+        i += 4 + sz;
+    }
+    *data = pos + ZIP_LOCAL + *nl + xl;
+    if (x->csize > n - *data)
+        return bad(io, -EILSEQ, "not a zip file (a member past the end)");
+    return 0;
+}
+
+int lb_fmt_npz_read_whole(int fd, uint64_t size, struct lb_fmt_io *io)
+{
+    const uint8_t *b = (const uint8_t *)io->buf, *name;
+    uint64_t pos = 0, nl, data;
+    struct npz_entry x;
+    int rc = read_whole(fd, size, io);
+    while (rc == 0) {
+        if ((rc = npz_local_mem(b, size, pos, io, &name, &nl, &x, &data)) != 0)
+            return rc < 0 ? rc : bad(io, -EILSEQ, pos ? "no member x.npy in the npz file"
+                                                      : "not a zip file (bad local header)");
+        pos = data + x.csize;
+        if (nl != 5 || memcmp(name, "x.npy", 5))
+            continue;
+        if (x.method == 8)
+            return npz_inflate_mem((const char *)b + data, &x, io);
+        if (x.method != 0)
+            return bad(io, -ENOTSUP, "x.npy is compressed with neither store nor deflate");
+        int64_t hl = npy_header_len(b + data, x.csize, x.csize, io);
+        if (hl < 0)
+            return (int)hl;
+        if (hl == 0)
+            return bad(io, -EILSEQ, "x.npy has a bad header");
+        io->member = x.csize - (uint64_t)hl;
+        return 0;
+    }
+    return rc;
 }
 
 int lb_fmt_hdf5_read(int fd, uint64_t j, struct lb_fmt_io *io, uint64_t *len)

@@ -39,8 +39,9 @@ struct lb_fmt_io {
     uint64_t transfer;           /* bytes per data read */
     uint64_t bytes;              /* read, added to */
     uint64_t member;             /* npz: bytes of x's array (no header) */
-    char *zbuf;                  /* npz deflated: inflated bytes, buflen
-                                    (malloc'd on first use; free it) */
+    char *zbuf;                  /* npz deflated: inflated bytes, zlen of
+                                    them (malloc'd on first use; free it) */
+    size_t zlen;
     char msg[256];               /* why a file is not what it should be */
 };
 
@@ -51,6 +52,14 @@ struct lb_fmt_io {
  * first 4 KiB then transfer-sized pieces, inflated and its CRC checked.
  * 0, -errno, or -EILSEQ / -ENOTSUP with io->msg. */
 int lb_fmt_npz_read(int fd, struct lb_fmt_io *io);
+
+/* The same array as DLIO's O_DIRECT npz reader (reader.odirect) gets it:
+ * the whole file (size bytes) in one read of size rounded up to 4 KiB into
+ * buf (4 KiB aligned, at least that long: io->buflen), then the members
+ * parsed in memory from the first local header on, x.npy's .npy header
+ * checked and, deflated, inflated with its CRC checked. */
+#define LB_FMT_DIRECT_ALIGN 4096u
+int lb_fmt_npz_read_whole(int fd, uint64_t size, struct lb_fmt_io *io);
 
 /* h5py's read of sample j of dataset records_0: the superblock, the
  * dataset's object header, its chunk index entries for the sample, then

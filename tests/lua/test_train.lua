@@ -134,7 +134,7 @@ local ok, err = pcall(function()
   bad({checkpoint = {every_steps = 2, every_epochs = 1, size = "1m"}}, "field 'checkpoint'")
   bad({dir = 5}, "field 'dir'")
   bad({format = "parquet"}, "field 'format' must be \"raw\", \"npz\", \"tfrecord\" or \"hdf5\"")
-  bad({format = "npz", direct = true}, "direct reads need format=raw")
+  bad({format = "hdf5", direct = true}, "direct reads need format=raw or npz")
   bad({format = "tfrecord", files = 2, accelerators = 3, batch_size = 1}, "files must be at least accelerators")
   bad({transfer_size = "1k"}, "transfer_size must be at least 4 KiB")
 

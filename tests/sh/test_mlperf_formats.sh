@@ -5,8 +5,9 @@
 # resnet50 TFRecord files of 1251 records and cosmoflow one record per
 # file, each record framed with its length and the masked CRC32C of length
 # and data (checked here in Python); format=raw lays out bare samples;
-# direct=1 without format=raw is refused in one line (exit 2) before a file
-# is written. find_max=1 prints a row per count tried and the verdict:
+# direct=1 (reader.odirect) reads unet3d's npz files whole with O_DIRECT;
+# on the TFRecord workloads without format=raw it is refused in one line
+# (exit 2) before a file is written. find_max=1 prints a row per count tried and the verdict:
 # with no compute 1 accelerator fails and the search stops there; with
 # compute far above the reads every count up to what the dataset feeds
 # passes, and the verdict names that bound; without files= each count
@@ -79,13 +80,25 @@ contains "$out" "cosmoflow on h100 x 1: 6 files x 1 samples (tfrecord), batch 1"
 contains "$out" "(threshold 70%)" "cosmoflow threshold"
 "$py" "$tmp/tfr.py" 1 2048 "$tmp"/c/img_00000[0-5].tfrecord || fail "cosmoflow TFRecord framing"
 
-# raw on request; direct=1 needs it
+# raw on request; direct=1 with npz, refused with TFRecord
 out=$(mlperf workload=unet3d files=7 sample_size=4k format=raw dir="$tmp/raw") || fail "raw exit"
 contains "$out" "7 files x 1 samples (raw)" "raw header"
 [ "$(stat -c %s "$tmp/raw/img_000006.dat")" -eq 4096 ] || fail "raw sample file size"
-expect_exit 2 "direct=1 needs format=raw" mlperf workload=cosmoflow files=6 direct=1 dir="$tmp/d"
+expect_exit 2 "direct=1 needs format=npz or raw: DLIO has no O_DIRECT reader for tfrecord" \
+  mlperf workload=cosmoflow files=6 direct=1 dir="$tmp/d"
 [ "$(wc -l < "$LB_ERR")" -eq 1 ] || fail "one line for direct with a container: $(cat "$LB_ERR")"
 [ ! -e "$tmp/d" ] || [ -z "$(ls -A "$tmp/d")" ] || fail "a refused run wrote in $tmp/d"
+
+probe=$(mktemp "$tmp/probe.XXXXXX")
+if "$py" -c 'import os,sys; os.close(os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECT))' "$probe" 2>/dev/null; then
+  out=$(mlperf workload=unet3d files=7 sample_size=4k direct=1 dir="$tmp/od") || fail "unet3d direct=1 exit"
+  contains "$out" "7 files x 1 samples (npz)" "unet3d direct=1 header"
+  "$py" - "$tmp/od" <<'PY' || fail "unet3d direct=1: numpy's view of the files"
+import glob, sys, numpy as np
+fs = sorted(glob.glob(sys.argv[1] + "/*.npz"))
+assert len(fs) == 7 and all(np.load(f)["x"].nbytes == 4096 for f in fs), fs
+PY
+fi
 
 # find_max: no compute, no accelerator passes; the search stops at 1
 out=$(mlperf workload=unet3d files=42 sample_size=4k find_max=1 dir="$tmp/f0") || fail "find_max 0 exit"

@@ -8,7 +8,10 @@
 # central directory, local header, name, .npy magic and dict, then the data
 # in transfer_size reads; tfrecord per file one open and a stream of
 # transfer_size reads to the end; hdf5 per sample open, superblock, object
-# header, chunk index and each chunk the sample touches.
+# header, chunk index and each chunk the sample touches.  direct=true npz
+# (DLIO's O_DIRECT reader): per sample an O_DIRECT open, fstat and one read
+# of the whole file rounded up to 4 KiB, the laid out set reused; numpy's
+# own files, stored and deflated, read so too, a broken one refused.
 # lb-test: labels noleak (Open MPI's own leaks, or LeakSanitizer under ptrace)
 . "$(dirname "$0")/lib.sh"
 command -v strace >/dev/null || skip "strace is not installed"
@@ -20,6 +23,7 @@ local t = {dir = args.dir, files = 4, samples_per_file = 2, sample_size = "10k",
            batch_size = 2, read_threads = 1, compute_time = 0, shuffle = "none",
            format = args.format}
 if args.transfer then t.transfer_size = args.transfer end
+if args.direct then t.direct = args.direct == "1" end
 if args.chunk then t.chunk_size = args.chunk end
 local r = lb.train(t)
 print(string.format("samples=%d bytes=%d laid=%d", r.samples, r.bytes, r.layout.files))
@@ -30,7 +34,7 @@ LUA
 trace() {
   local f=$1; shift
   "$LUABENCH" --quiet run.lua dir="$tmp/$f" format="$f" "$@" > out.txt || fail "$f: run failed"
-  strace -f -y -e trace=openat,pread64,read,lseek -o st.txt \
+  strace -f -y -e trace=openat,pread64,read,lseek,fstat,newfstatat -o st.txt \
     "$LUABENCH" --quiet run.lua dir="$tmp/$f" format="$f" "$@" > out.txt || fail "$f: traced run failed"
   grep -F "$tmp/$f/shard_" st.txt | sed -E 's/^[0-9]+ +//; s/\(.*//' | grep -v '^<'
 }
@@ -49,6 +53,48 @@ s=$(trace npz transfer=4k)
 expect "npz preads at 4k (7 + 5 per sample)" "$(count "$s" pread64)" 96
 grep -F "$tmp/npz/shard_0000.npz" st.txt | grep -q 'pread64(.*, 4096, ' ||
   fail "npz data not read in 4 KiB pieces"
+
+# npz with direct=true: the files of the run above, each sample's read whole
+# with O_DIRECT in one pread of 24576 bytes (20986 rounded up to 4 KiB)
+probe=$(mktemp "$tmp/probe.XXXXXX")
+if python3 -c 'import os,sys; os.close(os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECT))' "$probe" 2>/dev/null; then
+  size=$(stat -c %s "$tmp/npz/shard_0000.npz")
+  s=$(trace npz direct=1)
+  contains "$(cat out.txt)" "samples=8 bytes=$((8 * size)) laid=0" "npz direct: the laid out set read whole"
+  expect "npz direct opens (8 and the first file's probe)" \
+    "$(grep -F "$tmp/npz/shard_" st.txt | grep -c 'openat(.*O_DIRECT')" 9
+  expect "npz direct fstat" "$(count "$s" newfstatat)" 8
+  expect "npz direct preads (one a sample)" "$(count "$s" pread64)" 8
+  expect "npz direct lseeks" "$(count "$s" lseek)" 0
+  grep -F "$tmp/npz/shard_0001.npz" st.txt | grep -q "pread64(.*, 24576, 0) = $size" ||
+    fail "npz direct: not one read of 24576 bytes at 0: $(grep -F shard_0001 st.txt | head -3)"
+  if python3 -c 'import numpy' 2>/dev/null; then
+    mkdir "$tmp/np"
+    python3 - "$tmp/np" <<'PY' || fail "numpy could not write the npz files"
+import sys, numpy as np
+for i in range(3):
+    x = np.arange(5000 + 4096 * i, dtype=np.uint8).reshape(-1, 1)
+    np.savez(f"{sys.argv[1]}/s_{i}.npz", x=x, y=np.zeros(1))
+    np.savez_compressed(f"{sys.argv[1]}/z_{i}.npz", x=x, y=np.zeros(1))
+PY
+    cat > np.lua <<'LUA'
+local r = lb.train{dir = args.dir, format = "npz", batch_size = 1, read_threads = 1,
+                   compute_time = 0, direct = true}
+print(string.format("samples=%d bytes=%d", r.samples, r.bytes))
+LUA
+    for k in s z; do
+      want=$(cat "$tmp"/np/${k}_*.npz | wc -c)
+      out=$("$LUABENCH" --quiet np.lua dir="$tmp/np/${k}_*.npz") || fail "numpy's $k files, direct: exit $?"
+      contains "$out" "samples=3 bytes=$want" "numpy's $k files read whole with direct=true"
+    done
+    printf 'XX' | dd of="$tmp/np/z_1.npz" bs=1 seek=100 conv=notrunc status=none
+    expect_exit 1 "z_1.npz: x.npy: " "$LUABENCH" --quiet np.lua dir="$tmp/np/z_*.npz"
+  fi
+else
+  echo "O_DIRECT is not supported in $tmp: the direct npz reads are not checked"
+fi
+expect_exit 2 "direct reads need format=raw or npz" \
+  "$LUABENCH" --quiet run.lua dir="$tmp/tfrecord" format=tfrecord direct=1
 
 # tfrecord: 4 files streamed once, 20588 bytes each, read to the end of
 # file, but the last: its last record completes the epoch's last batch and
