@@ -5,7 +5,7 @@ nothing and prints the figures and their ratios.
 
   python3 tests/bench/dlio_bench.py [--luabench build/luabench] [--dir /dev/shm/lb-dlio]
       [--rounds 2] [--epochs 3] [--accelerators 1,2] [--only unet3d,resnet50]
-      [--lb-ranks] [--hosts N] [--lb-layout] [--keep]
+      [--lb-ranks] [--hosts N] [--lb-layout] [--direct] [--keep]
 
 DLIO is run where it imports: DLIO_SRC (a checkout of argonne-lcf/dlio_benchmark,
 the folder holding dlio_benchmark/) and HYDRA_SRC (facebookresearch/hydra with its
@@ -13,7 +13,10 @@ parser generated) are put on PYTHONPATH when set, DLIO_PYTHON names the
 interpreter (default: the first of /usr/bin/python3 and this one that imports
 dlio_benchmark.main).  Without DLIO the DLIO rows are skipped with the reason and
 lb.train runs against the bare loop on files it lays out itself (--lb-layout:
-with names='dlio', DIR/NAME-lb is DLIO's data_folder, which DLIO then reads too).  Where the
+with names='dlio', DIR/NAME-lb is DLIO's data_folder, which DLIO then reads too).
+--direct reads with O_DIRECT on both sides (DLIO's reader.odirect, lb.train's
+direct=1: each npz file whole in one aligned read); the bare loop, buffered, is
+left out then.  Where the
 tracing package dftracer is missing, tests/bench/dlio_shim/ stands in for it:
 hooks that record nothing, as DLIO with tracing disabled.
 
@@ -169,6 +172,7 @@ reader:
   batch_size: {batch}
   read_threads: {threads}
   prefetch_size: 2
+  odirect: {DIRECT}
   file_shuffle: {shuffle}
   sample_shuffle: {shuffle}
 train:
@@ -182,6 +186,7 @@ RANK_CPU = os.path.join(HERE, "rank_cpu.py")
 BED = None      # the netns cluster's state directory under --hosts
 CPU_DIR = None  # where the ranks across the hosts leave their CPU (a shared directory)
 _launches = [0]
+DIRECT = False  # --direct: DLIO's reader.odirect, lb.train's direct=1
 
 
 def mpirun(k, export=()):
@@ -221,7 +226,7 @@ def run_lb(lb, files_glob, w, epochs, compute, k, steps=0, ranks=False):
         f"files={files}",
         f"samples_per_file={spf}", f"batch_size={batch}", f"read_threads={threads}",
         f"compute_time={compute}", f"epochs={epochs}", f"accelerators={1 if ranks else k}",
-        "prefetch=2"]
+        "prefetch=2"] + (["direct=1"] if DIRECT else [])
     if steps:
         cmd.append(f"total_training_steps={steps}")
     out, wall, cpu = run_tree(cmd)
@@ -274,11 +279,15 @@ def main():
     ap.add_argument("--keep", action="store_true", help="keep the dataset")
     ap.add_argument("--lb-ranks", action="store_true",
                     help="lb.train as K MPI ranks of one accelerator (DLIO's shape)")
+    ap.add_argument("--direct", action="store_true",
+                    help="O_DIRECT reads: DLIO's reader.odirect, lb.train's direct=1 (no bare loop)")
     ap.add_argument("--lb-layout", action="store_true",
                     help="the files laid out by lb.train format=npz names=dlio in DIR/NAME-lb, not by DLIO")
     ap.add_argument("--hosts", type=int, default=0,
                     help="both tools across N netns hosts (root; implies --lb-ranks)")
     a = ap.parse_args()
+    global DIRECT
+    DIRECT = a.direct
     lb = os.path.abspath(a.luabench)
     accs = [int(x) for x in a.accelerators.split(",")]
     if a.hosts and max(accs) > a.hosts:
@@ -359,10 +368,12 @@ def bench(a, lb, accs, ranks):
                     st["dlio"]["samples"] = w[3] * k
                 st["lb"] = run_lb(lb, files_glob, w, 1, 0.0, k, steps=1, ranks=ranks)
                 st["lb"]["samples"] = w[3] * k
-                st["bare"] = run_bare(loop, listfile, w, 0, k)
+                if not DIRECT:
+                    st["bare"] = run_bare(loop, listfile, w, 0, k)
                 print(f"  start-up K={k} (one step): CPU lb {st['lb']['cpu']:.3f} s"
                       + (f", DLIO {st['dlio']['cpu']:.3f} s" if py is not None else "")
-                      + f", bare loop {st['bare']['cpu']:.4f} s", flush=True)
+                      + (f", bare loop {st['bare']['cpu']:.4f} s" if not DIRECT else ""),
+                      flush=True)
             computes = {}
             for rnd in range(a.rounds):
                 for k in accs:
@@ -383,7 +394,7 @@ def bench(a, lb, accs, ranks):
                             r["dlio"].append(d)
                         l = run_lb(lb, files_glob, w, a.epochs, compute, k, ranks=ranks)
                         r["lb"].append(l)
-                        if compute == 0:
+                        if compute == 0 and not DIRECT:
                             r["bare"].append(run_bare(loop, listfile, w, a.epochs, k))
                         line(rnd, key, r)
         summary(rows, starts)

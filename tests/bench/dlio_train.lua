@@ -13,7 +13,7 @@ local r = lb.train{
   batch_size = num("batch_size", 4), read_threads = num("read_threads", 4),
   compute_time = (a.compute_time or "0") .. "s", epochs = num("epochs", 1),
   accelerators = num("accelerators", 1), shuffle = a.shuffle or "none",
-  prefetch = num("prefetch", 2), seed = math.tointeger(num("seed", 0)),
+  prefetch = num("prefetch", 2), direct = a.direct == "1", seed = math.tointeger(num("seed", 0)),
   total_training_steps = a.total_training_steps and math.tointeger(tonumber(a.total_training_steps)),
 }
 if (lb.rank or 0) ~= 0 then return end
