@@ -878,6 +878,15 @@ static int zbuf_room(struct lb_fmt_io *io)
     return (io->zbuf = malloc(io->zlen)) ? 0 : -ENOMEM;
 }
 
+/* A raw deflate stream (zip's) set up, the scratch made. */
+static int inflating_begin(struct inflating *st, struct lb_fmt_io *io)
+{
+    memset(st, 0, sizeof *st);
+    if (zbuf_room(io) < 0 || inflateInit2(&st->z, -15) != Z_OK)
+        return -ENOMEM;
+    return 0;
+}
+
 /* The end of a deflated x.npy read: what came out checked against the
  * member's sizes and CRC. */
 static int npz_inflated(const struct inflating *st, int zr, const struct npz_entry *x,
@@ -896,10 +905,7 @@ static int npz_inflated(const struct inflating *st, int zr, const struct npz_ent
 static int npz_inflate(int fd, uint64_t off, const struct npz_entry *x, struct lb_fmt_io *io)
 {
     struct inflating st;
-    memset(&st, 0, sizeof st);
-    if (zbuf_room(io) < 0)
-        return -ENOMEM;
-    if (inflateInit2(&st.z, -15) != Z_OK)
+    if (inflating_begin(&st, io) < 0)
         return -ENOMEM;
     uint64_t left = x->csize, piece = ZIP_MIN_READ;
     uint64_t most = io->transfer < io->buflen ? io->transfer : io->buflen;
@@ -918,14 +924,11 @@ static int npz_inflate(int fd, uint64_t off, const struct npz_entry *x, struct l
     return rc < 0 ? rc : npz_inflated(&st, zr, x, io);
 }
 
-/* A deflated x.npy of n bytes in memory at p, inflated. */
+/* A deflated x.npy of x->csize bytes in memory at p, inflated. */
 static int npz_inflate_mem(const char *p, const struct npz_entry *x, struct lb_fmt_io *io)
 {
     struct inflating st;
-    memset(&st, 0, sizeof st);
-    if (zbuf_room(io) < 0)
-        return -ENOMEM;
-    if (inflateInit2(&st.z, -15) != Z_OK)
+    if (inflating_begin(&st, io) < 0)
         return -ENOMEM;
     uint64_t left = x->csize;
     int zr = Z_OK;

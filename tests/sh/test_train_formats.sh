@@ -89,6 +89,13 @@ LUA
     done
     printf 'XX' | dd of="$tmp/np/z_1.npz" bs=1 seek=100 conv=notrunc status=none
     expect_exit 1 "z_1.npz: x.npy: " "$LUABENCH" --quiet np.lua dir="$tmp/np/z_*.npz"
+    # an npz without x.npy; one cut inside its first member
+    python3 -c 'import sys, numpy as np; np.savez(sys.argv[1], y=np.zeros(3))' "$tmp/np/noxa.npz"
+    expect_exit 1 "noxa.npz: no member x.npy in the npz file" \
+      "$LUABENCH" --quiet np.lua dir="$tmp/np/noxa.npz"
+    head -c 2000 "$tmp/np/s_2.npz" > "$tmp/np/cut.npz"
+    expect_exit 1 "cut.npz: not a zip file (a member past the end)" \
+      "$LUABENCH" --quiet np.lua dir="$tmp/np/cut.npz"
   fi
 else
   echo "O_DIRECT is not supported in $tmp: the direct npz reads are not checked"
