@@ -15,6 +15,7 @@
 #include "host.h"
 
 #define USAGE_KEY "luabench.usage"   /* registry: the last bad-input message */
+#define FAILURE_KEY "luabench.failure" /* registry: the last run-time failure */
 
 struct lb_host lb_host;
 
@@ -48,11 +49,30 @@ int lb_exit_status(int code)
     return code == LB_EXIT_OK && lb_host.failed ? LB_EXIT_FAILURE : code;
 }
 
-int lb_usage_raise(lua_State *L)
+/* Raises the message on top of the stack, kept under key as its mark. */
+static int raise_marked(lua_State *L, const char *key)
 {
     lua_pushvalue(L, -1);
-    lua_setfield(L, LUA_REGISTRYINDEX, USAGE_KEY);
+    lua_setfield(L, LUA_REGISTRYINDEX, key);
     return lua_error(L);
+}
+
+/* The same at the calling Lua code's place; the mark is the message
+ * without its place, which a Lua wrapper may change to its caller's
+ * (progress.lua's with_line). */
+static int raise_marked_at(lua_State *L, const char *key)
+{
+    lua_pushvalue(L, -1);
+    lua_setfield(L, LUA_REGISTRYINDEX, key);
+    luaL_where(L, 1);
+    lua_insert(L, -2);
+    lua_concat(L, 2);
+    return lua_error(L);
+}
+
+int lb_usage_raise(lua_State *L)
+{
+    return raise_marked(L, USAGE_KEY);
 }
 
 int lb_usage_error(lua_State *L, const char *fmt, ...)
@@ -61,23 +81,41 @@ int lb_usage_error(lua_State *L, const char *fmt, ...)
     va_start(ap, fmt);
     lua_pushvfstring(L, fmt, ap);
     va_end(ap);
-    /* the mark is the message without its place, which a Lua wrapper may
-     * change to its caller's (progress.lua's with_line) */
-    lua_pushvalue(L, -1);
-    lua_setfield(L, LUA_REGISTRYINDEX, USAGE_KEY);
-    luaL_where(L, 1);
-    lua_insert(L, -2);
-    lua_concat(L, 2);
-    return lua_error(L);
+    return raise_marked_at(L, USAGE_KEY);
+}
+
+/* Whether msg holds the message the registry keeps under key. */
+static int is_marked(lua_State *L, const char *key, const char *msg)
+{
+    int marked = 0;
+    if (lua_getfield(L, LUA_REGISTRYINDEX, key) == LUA_TSTRING && msg)
+        marked = strstr(msg, lua_tostring(L, -1)) != NULL;
+    lua_pop(L, 1);
+    return marked;
 }
 
 int lb_is_usage(lua_State *L, const char *msg)
 {
-    int usage = 0;
-    if (lua_getfield(L, LUA_REGISTRYINDEX, USAGE_KEY) == LUA_TSTRING && msg)
-        usage = strstr(msg, lua_tostring(L, -1)) != NULL;
-    lua_pop(L, 1);
-    return usage;
+    return is_marked(L, USAGE_KEY, msg);
+}
+
+int lb_failure_raise(lua_State *L)
+{
+    return raise_marked(L, FAILURE_KEY);
+}
+
+int lb_failure_error(lua_State *L, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    lua_pushvfstring(L, fmt, ap);
+    va_end(ap);
+    return raise_marked_at(L, FAILURE_KEY);
+}
+
+int lb_is_failure(lua_State *L, const char *msg)
+{
+    return is_marked(L, FAILURE_KEY, msg);
 }
 
 /* Length of the valid UTF-8 sequence at p (n bytes left), 0 if invalid. */

@@ -51,6 +51,13 @@ int lb_usage_raise(lua_State *L);
 /* Whether msg is (or wraps) the last bad-input message raised. */
 int lb_is_usage(lua_State *L, const char *msg);
 
+/* The same for a failure of the run itself (a file that cannot be made or
+ * read, a device error): reported in one line with no traceback, exit 1.
+ * A script's own errors keep their traceback. */
+int lb_failure_error(lua_State *L, const char *fmt, ...);
+int lb_failure_raise(lua_State *L);
+int lb_is_failure(lua_State *L, const char *msg);
+
 /* Pushes msg as a terminal may show it: control bytes and invalid UTF-8
  * as \xNN (a newline too when one_line), cut after LB_MSG_MAX bytes (a
  * name of a megabyte is not worth printing whole). */

@@ -440,14 +440,14 @@ static int write_one(lua_State *L, const struct lb_iolog *g, size_t j, const cha
     for (unsigned c = c0; c < c1; c++)
         if (clone_text(&b, g, &g->s[j][c], kind, offset, compress) < 0) {
             free(b.p);
-            return luaL_error(L, "cannot write log %s: out of memory", path);
+            return lb_failure_error(L, "cannot write log %s: out of memory", path);
         }
     /* as every result file: a user's file is not replaced unless allowed,
      * and nothing is written through a link */
     int rc = append ? 0 : lb_replace_allowed(path, allow);
     if (rc == -EPERM) {
         free(b.p);
-        return luaL_error(L, "refusing to replace %s: not created by luabench (use "
+        return lb_failure_error(L, "refusing to replace %s: not created by luabench (use "
                           "--allow-overwrite)", path);
     }
     int fd = rc < 0 ? -1 : open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC |
@@ -469,7 +469,7 @@ static int write_one(lua_State *L, const struct lb_iolog *g, size_t j, const cha
     }
     free(b.p);
     if (e || why)
-        return luaL_error(L, "cannot write log %s: %s", path, why ? why : strerror(e));
+        return lb_failure_error(L, "cannot write log %s: %s", path, why ? why : strerror(e));
     return 0;
 }
 

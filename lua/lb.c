@@ -156,7 +156,7 @@ static void drive_intervals(lua_State *L, struct lb_run *run, int stopfn, int iv
     }
     lua_pop(L, 3 * LB_DDIR_N);
     if (rc < 0)
-        luaL_error(L, "lb.run: %s", lb_run_error(run));
+        lb_failure_error(L, "lb.run: %s", lb_run_error(run));
 }
 
 static int run_failed(lua_State *L, struct lb_run *run, int rc)
@@ -166,7 +166,7 @@ static int run_failed(lua_State *L, struct lb_run *run, int rc)
     lua_concat(L, 2);
     if (rc == -EINVAL || rc == -EPERM)
         return lb_usage_raise(L);
-    return lua_error(L);
+    return lb_failure_raise(L);
 }
 
 /* Under MPI the ranks' intervals are merged by index: all take the

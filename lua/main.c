@@ -4,8 +4,9 @@
  * the rest (the command line, MPI and the clock, the libraries and the lb
  * module, the script or the fio front end) and turns the outcome into an
  * exit status (host.h): 0 success, 1 run-time failure, 2 bad input, 128 +
- * the signal when interrupted.  Bad input is one line without a
- * traceback; signals only set a flag, and a second one exits at once.
+ * the signal when interrupted.  Bad input and a failed run are one
+ * line without a traceback (a script's own error has one); signals only
+ * set a flag, and a second one exits at once.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -151,8 +152,8 @@ static int msghandler(lua_State *L)
             return 1;
         msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
     }
-    if (lb_is_usage(L, msg))
-        return 1;                       /* bad input: one line, no traceback */
+    if (lb_is_usage(L, msg) || lb_is_failure(L, msg))
+        return 1;               /* bad input, a failed run: one line, no traceback */
     luaL_traceback(L, L, msg, 1);
     drop_host_frame(L);
     return 1;

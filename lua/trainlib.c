@@ -358,7 +358,7 @@ static const char *const *dataset_paths(struct fields *f, uint64_t *n)
         if (rc == GLOB_NOMATCH || (rc == 0 && g.gl_pathc == 0))
             lb_usage_error(L, "%s: field 'dir': no file matches '%s'", f->fn, pat);
         if (rc != 0)
-            luaL_error(L, "%s: field 'dir': cannot expand '%s'", f->fn, pat);
+            lb_failure_error(L, "%s: field 'dir': cannot expand '%s'", f->fn, pat);
         lua_createtable(L, (int)g.gl_pathc, 0);
         for (size_t i = 0; i < g.gl_pathc; i++) {
             lua_pushstring(L, g.gl_pathv[i]);
@@ -550,7 +550,7 @@ static void check_run(lua_State *L, const char *fn, int rc, const char *err,
     if (p->failed)
         lua_error(L);                   /* the progress function's error */
     if (rc < 0)
-        luaL_error(L, "%s: %s", fn, err[0] ? err : strerror(-rc));
+        lb_failure_error(L, "%s: %s", fn, err[0] ? err : strerror(-rc));
 }
 
 /* ---- lb.train under MPI: every rank's result, merged ---- */
@@ -680,7 +680,7 @@ static int l_train_remove(lua_State *L)
     if (c.paths)
         lb_usage_error(L, "lb.train_remove: dir is a list of existing files: none is removed");
     if (lb_train_remove(&c, &n, err, sizeof err) < 0)
-        return luaL_error(L, "lb.train_remove: %s", err);
+        return lb_failure_error(L, "lb.train_remove: %s", err);
     lua_pushinteger(L, (lua_Integer)n);
     return 1;
 }

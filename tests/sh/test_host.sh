@@ -44,6 +44,20 @@ printf 'local function f() error("boom") end\nf()\n' > "$tmp/rt.lua"
 expect_exit 1 "rt.lua:1: boom" "$LUABENCH" "$tmp/rt.lua"
 contains "$(cat "$LB_ERR")" "stack traceback" "runtime errors carry a traceback"
 
+# a run that fails (not the script's own error) is one line and exit 1
+printf 'lb.run{ioengine="psync", filename="%s/no/such/dir/f", size="64k", rw="read"}\n' "$tmp" > "$tmp/fail.lua"
+expect_exit 1 "fail.lua:1: cannot create $tmp/no/such/dir/f: No such file or directory" "$LUABENCH" "$tmp/fail.lua"
+lines=$(wc -l < "$LB_ERR")
+[ "$lines" -eq 1 ] || fail "a failed run gives one line, got $lines: $(cat "$LB_ERR")"
+[ ! -e "$tmp/no" ] || fail "a failed run made $tmp/no"
+mkdir "$tmp/ds"
+printf 'lb.train{dir="%s/ds", files=2, sample_size=4096, format="npz", epochs=1, batch_size=1, compute_time=0}\n' "$tmp" > "$tmp/train.lua"
+"$LUABENCH" "$tmp/train.lua" > /dev/null || fail "lb.train lays out and reads 2 files"
+printf 'cut' > "$tmp/ds/img_000001.npz"
+expect_exit 1 "train.lua:1: lb.train: read $tmp/ds/img_000001.npz: not a zip file (too short)" "$LUABENCH" "$tmp/train.lua"
+lines=$(wc -l < "$LB_ERR")
+[ "$lines" -eq 1 ] || fail "a failed training run gives one line, got $lines: $(cat "$LB_ERR")"
+
 printf 'print(args.size, args.mode, #arg)\n' > "$tmp/args.lua"
 out=$("$LUABENCH" "$tmp/args.lua" size=4k mode=fast) || fail "args script"
 [ "$out" = "$(printf '4k\tfast\t2')" ] || fail "args table: $out"
