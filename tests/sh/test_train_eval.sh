@@ -12,7 +12,8 @@
 # training's samples.  Another num_files_eval on DLIO's names, or another
 # sample_size on the valid set's record, is refused (exit 2) before any
 # file is written; bad eval values exit 2 naming the field; lb.train_remove
-# with do_eval removes both sets.  ai_training.lua prints the evaluations.
+# with do_eval removes both sets.  ai_training.lua prints the evaluations,
+# mlperf.lua an eval row after each run.
 . "$(dirname "$0")/lib.sh"
 tmp=$(lb_tmpdir)
 cd "$tmp" || fail "cd $tmp"
@@ -111,4 +112,11 @@ out=$(cd "$LB_SRC" && "$LUABENCH" -q scripts/ai_training.lua dir="$tmp/ai" files
 contains "$out" "eval after epoch 1:" "ai_training.lua prints each evaluation"
 contains "$out" "eval after epoch 2:" "ai_training.lua prints each evaluation"
 contains "$out" "Eval AU" "ai_training.lua prints DLIO's eval figures"
+# mlperf.lua: an eval row after each run, outside the verdict
+out=$(cd "$LB_SRC" && "$LUABENCH" -q scripts/mlperf.lua workload=unet3d scaled=1 files=8 sample_size=4k \
+      compute_time=0 epochs=2 runs=1 warmup=0 do_eval=1 num_files_eval=4 eval_time=0.001 \
+      dir="$tmp/ml" 2>&1) || fail "mlperf.lua do_eval=1: $out"
+[ "$(printf '%s\n' "$out" | grep -cE '^eval +[0-9.]+% .*\(2 evaluations, not judged\)$')" -eq 1 ] ||
+  fail "mlperf.lua eval row: $out"
+[ -f "$tmp/ml/valid/img_000003.npz" ] || fail "mlperf.lua's valid set: $(cd "$tmp/ml" && find .)"
 pass
