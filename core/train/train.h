@@ -226,7 +226,8 @@ struct lb_train_result {
                                     close for one sample per file */
     uint64_t checkpoints;        /* checkpoint steps */
     struct lb_hist *checkpoint;  /* ns per checkpoint (part) written */
-    uint64_t laid_out_files;     /* written by the layout step */
+    uint64_t laid_out_files;     /* written by the layout step (with
+                                    do_eval, of both datasets) */
     uint64_t laid_out_bytes;
     uint64_t layout_ns;
     int layout_refused;          /* laid out with other parameters: err
