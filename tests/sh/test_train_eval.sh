@@ -11,7 +11,7 @@
 # samples, bytes, AU, throughput) and the training's counts hold only the
 # training's samples.  Another num_files_eval on DLIO's names, or another
 # sample_size on the valid set's record, is refused (exit 2) before any
-# file is written; bad eval values exit 2 naming the field; lb.train_remove
+# file is written, and relayout=1 rewrites both sets; bad eval values exit 2 naming the field; lb.train_remove
 # with do_eval removes both sets.  ai_training.lua prints the evaluations,
 # mlperf.lua an eval row after each run.
 . "$(dirname "$0")/lib.sh"
@@ -22,7 +22,7 @@ local s = {dir = args.dir, names = args.names, files = 12, sample_size = args.si
            batch_size = 2, epochs = 4, compute_time = 0, accelerators = 2, seed = 3,
            do_eval = true, num_files_eval = tonumber(args.nev or 10), batch_size_eval = 2,
            eval_time = "1ms", eval_after_epoch = 1, epochs_between_evals = 2,
-           num_subfolders_eval = tonumber(args.sub or 0)}
+           num_subfolders_eval = tonumber(args.sub or 0), relayout = args.relayout == "1"}
 local r = lb.train(s)
 print(("laid %d samples %d steps %d evals %d"):format(r.layout.files, r.samples, r.steps, #r.evals))
 for _, e in ipairs(r.evals) do
@@ -73,7 +73,11 @@ sum=$(cat lb/img_* lb/valid/img_* | sha256sum)
 expect_exit 2 "valid was laid out with sample_size=4096, this run asks for sample_size=8192" \
   "$LUABENCH" -q run.lua dir="$tmp/lb" size=8k
 [ "$(cat lb/img_* lb/valid/img_* | sha256sum)" = "$sum" ] || fail "the refused run changed the files"
-out=$("$LUABENCH" -q run.lua dir="$tmp/lb" remove=1) || fail "remove: $out"
+out=$("$LUABENCH" -q run.lua dir="$tmp/lb" size=8k relayout=1 2>&1) || fail "relayout: $out"
+contains "$out" "rewrote 22 files" "relayout=1 rewrites both sets and says so"
+[ "$(stat -c %s lb/valid/img_000009.dat)" = 8192 ] || fail "valid set not rewritten"
+grep -qx "sample_size 8192" lb/valid/.luabench-img.dat.layout || fail "valid record not rewritten"
+out=$("$LUABENCH" -q run.lua dir="$tmp/lb" size=8k remove=1) || fail "remove: $out"
 contains "$out" "removed 22" "lb.train_remove removes both sets"
 [ "$(cd lb && find . | tr '\n' ' ')" = ". " ] || fail "left after remove: $(cd lb && find .)"
 out=$("$LUABENCH" -q run.lua dir="$tmp/sub" names=dlio sub=3) || fail "subfolders: $out"
