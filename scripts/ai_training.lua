@@ -7,7 +7,10 @@
 -- the time and AU of each epoch, and the batch wait and sample read
 -- percentiles.
 -- find_max=1 raises K until AU falls below au_min (0.9) and reports the
--- most accelerators the storage keeps busy.
+-- most accelerators the storage keeps busy.  do_eval=1 adds DLIO's
+-- evaluation phase (num_files_eval files in dir/valid, read after the
+-- epochs eval_after_epoch, then every epochs_between_evals): a line per
+-- evaluation and DLIO's eval AU and throughput, apart from the training's.
 --
 -- Reading a dataset that fits in the page cache measures memory: use a
 -- dataset larger than RAM, or direct=1, to measure the storage.
