@@ -37,14 +37,17 @@ return {
       {"lb.report(result)", "Prints a readable summary of a result (report.print)."},
       {"lb.train{dir=, files=, samples_per_file=, sample_size=, batch_size=, read_threads=, epochs=, ...}",
        "Emulates an AI training job's reads (DLIO's model): accelerators, loaders, prefetch, compute time, " ..
-       "checkpoints; format = \"raw\", \"npz\", \"tfrecord\" or \"hdf5\" (the container, written and " ..
+       "checkpoints, and with do_eval = true DLIO's evaluation phase (num_files_eval, batch_size_eval, " ..
+       "eval_time, eval_after_epoch, epochs_between_evals: a valid set in dir/valid); " ..
+       "format = \"raw\", \"npz\", \"tfrecord\" or \"hdf5\" (the container, written and " ..
        "read as numpy, TensorFlow and h5py do; compression = \"zip\": npz deflated as " ..
        "numpy.savez_compressed); dir = a directory, a glob or a list of existing files " ..
        "(read only); a dataset laid out with other parameters is refused unless relayout = true. " ..
        "Returns au, au_stdev, dlio_samples_per_s, dlio_mb_per_s, samples_per_s, bw_bytes, " ..
-       "epochs, batch_wait_ns, sample_read_ns; under MPI the merged result of every rank's shard, " ..
+       "epochs, evals (with eval_au, eval_dlio_samples_per_s), batch_wait_ns, sample_read_ns; under MPI the merged result of every rank's shard, " ..
        "with hosts (a row per rank) and local."},
-      {"lb.train_remove(spec)", "Deletes the dataset spec describes (only files luabench created); " ..
+      {"lb.train_remove(spec)", "Deletes the dataset spec describes, with do_eval its valid set too " ..
+       "(only files luabench created); " ..
        "returns how many files went."},
       {"lb.meta{dir=, files=, size=, fanout=, threads=, ops=}", "Metadata phases (create, stat, read, " ..
        "unlink) over trees of up to millions of files, each operation with its rate and latency histogram."},

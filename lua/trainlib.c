@@ -304,8 +304,44 @@ static const char *const train_fields[] = {
     "accelerators", "checkpoint", "direct", "progress", "loader", "barrier",
     "drop_last", "preprocess_time", "exclude_start_steps", "exclude_end_steps", "total_training_steps",
     "format", "transfer_size", "shuffle_size", "chunk_size", "num_subfolders", "relayout",
-    "compression", "names", NULL,
+    "compression", "names", "do_eval", "num_files_eval", "batch_size_eval", "eval_time",
+    "eval_time_stdev", "eval_after_epoch", "epochs_between_evals", "num_subfolders_eval", NULL,
 };
+
+/* DLIO's evaluation: do_eval and its values, which need it. */
+static void get_eval(struct fields *f, struct lb_train_cfg *c)
+{
+    static const char *const needs[] = {"num_files_eval", "batch_size_eval", "eval_time",
+                                        "eval_time_stdev", "eval_after_epoch",
+                                        "epochs_between_evals", "num_subfolders_eval", NULL};
+    c->do_eval = get_bool(f, "do_eval", 0);
+    for (int i = 0; !c->do_eval && needs[i]; i++)
+        if (field(f, needs[i]))
+            lb_usage_error(f->L, "%s: field '%s' needs do_eval=true", f->fn, needs[i]);
+    if (!c->do_eval)
+        return;
+    if (!field(f, "num_files_eval"))
+        bad(f, "num_files_eval", "given with do_eval=true (the evaluation's files)");
+    lua_pop(f->L, 1);
+    c->eval_files = get_uint(f, "num_files_eval", 0, 1);
+    c->eval_batch_size = (uint32_t)get_uint(f, "batch_size_eval", 1, 1);   /* DLIO's 1 */
+    get_value(f, "eval_time", &c->eval_ns, top_time_ns, 1,
+              "a time per step (\"50ms\", seconds), {mean=, stddev=} or "
+              "{dist=\"uniform\", min=, max=}");
+    if (field(f, "eval_time_stdev")) {          /* DLIO's evaluation.eval_time_stdev */
+        uint64_t sd;
+        if (top_time_ns(f->L, &sd) < 0)
+            bad(f, "eval_time_stdev", "a time (\"5ms\", seconds)");
+        if (c->eval_ns.dist != LB_TRAIN_FIXED)
+            bad(f, "eval_time_stdev", "given with a fixed eval_time (its mean)");
+        lua_pop(f->L, 1);
+        c->eval_ns.dist = LB_TRAIN_NORMAL;
+        c->eval_ns.b = sd;
+    }
+    c->eval_after_epoch = (uint32_t)get_uint(f, "eval_after_epoch", 1, 1);
+    c->eval_every = (uint32_t)get_uint(f, "epochs_between_evals", 1, 1);
+    c->eval_subfolders = (uint32_t)get_uint(f, "num_subfolders_eval", 0, 0);
+}
 
 static void get_checkpoint(struct fields *f, struct lb_train_cfg *c)
 {
@@ -454,6 +490,7 @@ static void train_cfg(struct fields *f, struct lb_train_cfg *c)
     c->total_training_steps = get_uint(f, "total_training_steps", 0, 0);
     get_checkpoint(f, c);
     c->direct = get_bool(f, "direct", 0);
+    get_eval(f, c);
     c->readonly = lb_host.readonly;
     if (c->readonly && (c->checkpoint_steps || c->checkpoint_epochs))
         lb_usage_error(f->L, "lb.train: checkpoints write files, and --readonly was given");
@@ -471,6 +508,31 @@ static void push_epochs(lua_State *L, const struct lb_train_result *r)
         lua_rawseti(L, -2, (lua_Integer)e + 1);
     }
     lua_setfield(L, -2, "epochs");
+}
+
+/* Each evaluation, and DLIO's eval figures over them (do_eval). */
+static void push_evals(lua_State *L, const struct lb_train_result *r)
+{
+    lua_createtable(L, (int)r->nevals, 0);
+    for (uint32_t i = 0; i < r->nevals; i++) {
+        const struct lb_train_eval *e = &r->evals[i];
+        lua_createtable(L, 0, 7);
+        lb_set_int(L, "epoch", e->epoch);
+        lb_set_int(L, "steps", e->steps);
+        lb_set_int(L, "samples", e->samples);
+        lb_set_int(L, "bytes", e->bytes);
+        lb_set_num(L, "time_s", e->time_ns / 1e9);
+        lb_set_num(L, "au", e->au);
+        lb_set_num(L, "dlio_samples_per_s", e->dlio_samples_per_s);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_setfield(L, -2, "evals");
+    if (r->nevals == 0)
+        return;
+    lb_set_num(L, "eval_au", r->eval_au);
+    lb_set_num(L, "eval_au_stdev", r->eval_au_stdev);
+    lb_set_num(L, "eval_dlio_samples_per_s", r->eval_samples_per_s);
+    lb_set_num(L, "eval_dlio_mb_per_s", r->eval_mib_per_s);
 }
 
 static void push_train_cpu(lua_State *L, const struct lb_train_result *r)
@@ -506,6 +568,7 @@ static void push_train(lua_State *L, const struct lb_train_result *r)
     lb_set_num(L, "compute_s", r->compute_ns / 1e9);
     lb_set_num(L, "wait_s", r->wait_ns / 1e9);
     push_epochs(L, r);
+    push_evals(L, r);
     lb_push_latency(L, r->batch_wait);
     lua_setfield(L, -2, "batch_wait_ns");
     lb_push_latency(L, r->sample_read);

@@ -7,7 +7,10 @@
 -- the time and AU of each epoch, and the batch wait and sample read
 -- percentiles.
 -- find_max=1 raises K until AU falls below au_min (0.9) and reports the
--- most accelerators the storage keeps busy.
+-- most accelerators the storage keeps busy.  do_eval=1 adds DLIO's
+-- evaluation phase (num_files_eval files in dir/valid, read after the
+-- epochs eval_after_epoch, then every epochs_between_evals): a line per
+-- evaluation and DLIO's eval AU and throughput, apart from the training's.
 --
 -- Reading a dataset that fits in the page cache measures memory: use a
 -- dataset larger than RAM, or direct=1, to measure the storage.
@@ -57,6 +60,14 @@ local v = script.params({
    help = "write a checkpoint every N steps (0: never)"},
   {"checkpoint_size", default = "64m", help = "bytes per checkpoint"},
   {"direct", type = "bool", default = false, help = "1: read with O_DIRECT"},
+  {"do_eval", type = "bool", default = false,
+   help = "1: DLIO's evaluation phase over a valid set (dir/valid) after some epochs"},
+  {"num_files_eval", type = "int", default = 0, help = "do_eval: files of the valid set"},
+  {"batch_size_eval", type = "int", default = 1, help = "do_eval: samples per evaluation batch"},
+  {"eval_time", default = "0", help = "do_eval: time an accelerator computes per evaluation batch"},
+  {"eval_time_stdev", default = "0", help = "do_eval: its standard deviation (0: fixed)"},
+  {"eval_after_epoch", type = "int", default = 1, help = "do_eval: the first epoch evaluated after"},
+  {"epochs_between_evals", type = "int", default = 1, help = "do_eval: then every N epochs"},
   {"find_max", type = "bool", default = false,
    help = "1: search the most accelerators kept at AU >= au_min"},
   {"au_min", type = "number", default = 0.9, help = "AU an accelerator must keep in find_max"},
@@ -93,6 +104,11 @@ local function spec_of(v)
   if v.sample_stddev ~= "0" then
     s.sample_size = {dist = "normal", mean = v.sample_size, stddev = v.sample_stddev}
   end
+  if v.do_eval then
+    s.do_eval, s.num_files_eval, s.batch_size_eval = true, v.num_files_eval, v.batch_size_eval
+    s.eval_time = stddev_or(v.eval_time, v.eval_time_stdev)
+    s.eval_after_epoch, s.epochs_between_evals = v.eval_after_epoch, v.epochs_between_evals
+  end
   if v.checkpoint_steps > 0 then
     s.checkpoint = {every_steps = v.checkpoint_steps, size = v.checkpoint_size}
   end
@@ -122,6 +138,16 @@ local function print_result(r, s, au_min)
   for i, e in ipairs(r.epochs) do
     say(string.format("  epoch %d: %s, %d samples, AU %.2f%%", i, report.fmt_s(e.time_s),
                         e.samples, e.au * 100))
+  end
+  for _, e in ipairs(r.evals or {}) do
+    say(string.format("  eval after epoch %d: %s, %d steps, %d samples, AU %.2f%%, %.2f samples/s",
+                        e.epoch, report.fmt_s(e.time_s), e.steps, e.samples, e.au * 100,
+                        e.dlio_samples_per_s))
+  end
+  if r.eval_au then
+    say(string.format("  DLIO's eval figures: Eval AU %.2f%% (stdev %.2f), %.2f samples/s, %.2f MB/s",
+                        r.eval_au * 100, r.eval_au_stdev * 100, r.eval_dlio_samples_per_s,
+                        r.eval_dlio_mb_per_s))
   end
   say(string.format("  batch wait  p50 %s  p99 %s", pct(r.batch_wait_ns, 50), pct(r.batch_wait_ns, 99)))
   say(string.format("  sample read p50 %s  p99 %s", pct(r.sample_read_ns, 50), pct(r.sample_read_ns, 99)))

@@ -8,7 +8,11 @@
 -- and cosmoflow); format=raw gives bare samples.  direct=1 is MLPerf's
 -- reader.odirect (unet3d): each npz file read whole with O_DIRECT, as
 -- DLIO's O_DIRECT reader does; the TFRecord workloads need format=raw for it.
--- Prints the run table and a verdict line.
+-- Prints the run table and a verdict line.  do_eval=1 adds DLIO's
+-- evaluation phase (a valid set of num_files_eval files after the epochs
+-- eval_after_epoch, then every epochs_between_evals), which none of
+-- MLPerf's workloads runs: its AU on an "eval" row after each run, outside
+-- the verdict, as DLIO keeps eval_au apart from train_au.
 -- find_max=1 asks MLPerf's question instead: the most accelerators per
 -- host (per rank under MPI), up to max_accelerators, for which all `runs`
 -- runs pass; doubling, then bisection, a row per count tried and a verdict
@@ -60,6 +64,14 @@ local v = script.params({
   {"direct", type = "bool", default = false, help = "1: read with O_DIRECT (reader.odirect: npz files whole; TFRecord workloads need format=raw)"},
   {"names", default = "luabench", choices = {"luabench", "dlio"},
    help = "dlio: dir= is DLIO's data_folder (train/img_F_of_N.ext, valid/), read by both"},
+  {"do_eval", type = "bool", default = false,
+   help = "1: DLIO's evaluation phase (none of MLPerf's workloads runs one): its AU on a row " ..
+   "of its own after each run, not judged"},
+  {"num_files_eval", type = "int", default = 0, help = "do_eval: files of the valid set (dir/valid)"},
+  {"batch_size_eval", type = "int", default = 1, min = 1, help = "do_eval: samples per evaluation batch"},
+  {"eval_time", type = "time", help = "do_eval: compute per evaluation step (default 0)"},
+  {"eval_after_epoch", type = "int", default = 1, min = 1, help = "do_eval: the first epoch evaluated after"},
+  {"epochs_between_evals", type = "int", default = 1, min = 1, help = "do_eval: then every N epochs"},
   {"find_max", type = "bool", default = false,
    help = "1: search the most accelerators per host for which all `runs` runs pass"},
   {"max_accelerators", type = "int", default = 64, min = 1,
@@ -206,6 +218,11 @@ local spec = mlperf.train_spec(w, {files = files, accelerators = v.accelerators,
                                    epochs = v.epochs, direct = v.direct, format = format})
 if v.sample_size then spec.sample_size = v.sample_size end
 if v.compute_time then spec.compute_time = v.compute_time end
+if v.do_eval then
+  spec.do_eval, spec.num_files_eval, spec.batch_size_eval = true, v.num_files_eval, v.batch_size_eval
+  spec.eval_time, spec.eval_after_epoch = v.eval_time or 0, v.eval_after_epoch
+  spec.epochs_between_evals = v.epochs_between_evals
+end
 if v.names == "dlio" then
   if v.find_max and v.files == 0 then
     script.usage_error("names=dlio needs files= with find_max=1: DLIO's names carry the file " ..
@@ -271,6 +288,12 @@ local function one_count()
   local runs = seeded_runs(v.accelerators, function(i, r)
     say(string.format("%4d %8.2f%% %8.2f %14.2f %12.2f  %s", i, r.au * 100, r.au_stdev * 100,
                         r.dlio_samples_per_s, r.dlio_mb_per_s, r.au >= w.au and "success" or "fail"))
+    if r.eval_au then
+      say(string.format("%4s %8.2f%% %8.2f %14.2f %12.2f  %s", "eval", r.eval_au * 100,
+                          r.eval_au_stdev * 100, r.eval_dlio_samples_per_s, r.eval_dlio_mb_per_s,
+                          string.format("(%d evaluation%s, not judged)", #r.evals,
+                                        #r.evals == 1 and "" or "s")))
+    end
   end)
   local vd = mlperf.verdict(w, runs)
   say(string.format("%s %s x %d%s: %s, mean AU %.2f%% (threshold %.0f%%), samples/s spread " ..

@@ -18,6 +18,9 @@
  * Accelerators take a batch from their loader, compute
  * (sleep or spin) for compute_time, meet at the barrier, and keep DLIO's
  * per-block sums.  The calling thread waits and reports progress.
+ * DLIO's evaluation is a second run of the same machinery (struct
+ * eval_run) over the evaluation's dataset, its crew started with the
+ * training one and given a job after the epochs its schedule names.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -179,6 +182,14 @@ struct train_run {
     pthread_mutex_t ckpt_mu;     /* shared loader: one checkpoint at a time */
     char *ckpt_buf;
     uint64_t ckpt_last;          /* shared loader: step on disk, 0: none */
+    struct eval_run *ev;         /* do_eval: the evaluation, or NULL */
+};
+
+struct eval_run {                /* the evaluation: a run of its own cfg */
+    struct lb_train_cfg cfg;     /* lb_train_eval_cfg */
+    char dir[PATH_MAX];          /* luabench's names: dir/valid */
+    struct lb_train_result res;  /* its epochs are the evaluations */
+    struct train_run run;
 };
 
 void lb_train_cfg_init(struct lb_train_cfg *c)
@@ -1281,6 +1292,10 @@ static void block_close(struct accel *ac, uint64_t now, int epoch_end)
     double t = ((double)(now - b->start_ns) - (double)b->proc_out) / 1e9;
     double au = b->compute_in && t > 0 ? b->compute_in / 1e9 / t : 0;
     double tp = b->steps > 2 && t > 0 ? (double)(b->steps - 2) * c->batch_size / t : 0;
+    if (c->valid)                       /* DLIO's compute_metrics_eval: every step
+                                           over the whole time */
+        tp = now > b->start_ns ? (double)b->steps * c->batch_size / ((now - b->start_ns) / 1e9)
+                               : 0;
     ac->au_w += au * (double)b->steps;
     ac->tp_w += tp * (double)b->steps;
     ac->ep_steps += b->steps;
@@ -1424,7 +1439,7 @@ static void epoch_begin(struct train_run *r, uint32_t e)
     uint64_t key = c->seed + e, k1 = lb_rng_splitmix64(&key);
     r->epoch = e;
     lb_perm_init(&r->fperm, c->files, k1);
-    if (e == 0)
+    if (r->res->nepochs == 0)           /* an evaluation's first may follow any epoch */
         r->tf_fperm = r->fperm;
     for (uint32_t i = 0; i < r->nloaders; i++)
         loader_begin(r, &r->ld[i], i, k1);
@@ -1468,7 +1483,7 @@ static int epoch_run(struct train_run *r, uint32_t e)
         r->ac[i].end_ns = t0;
     }
     crew_give(r, JOB_EPOCH, r->nreaders + c->accelerators);
-    wait_threads(r, "train", samples_done, total * c->epochs);
+    wait_threads(r, c->valid ? "eval" : "train", samples_done, total * c->epochs);
     ranks_settle(r);
     for (uint32_t i = 0; i < c->accelerators; i++)
         end = r->ac[i].end_ns > end ? r->ac[i].end_ns : end;
@@ -1480,6 +1495,90 @@ static int epoch_run(struct train_run *r, uint32_t e)
     ep->samples = samples_done(r) - before;
     epoch_end(r, ep);
     return 0;
+}
+
+/* ---- the evaluation's schedule and cfg ---- */
+
+/* DLIO's run(): next_eval_epoch = eval_after_epoch; after epoch e, when
+ * e >= next_eval_epoch, next_eval_epoch += epochs_between_evals. */
+int lb_train_eval_due(const struct lb_train_cfg *c, uint32_t epoch)
+{
+    uint32_t first = c->eval_after_epoch ? c->eval_after_epoch : 1;
+    uint32_t every = c->eval_every ? c->eval_every : 1;
+    return c->do_eval && epoch >= first && (epoch - first) % every == 0;
+}
+
+uint32_t lb_train_evals(const struct lb_train_cfg *c)
+{
+    uint32_t n = 0;
+    for (uint32_t e = 1; c->do_eval && e <= c->epochs; e++)
+        n += lb_train_eval_due(c, e) != 0;
+    return n;
+}
+
+/* DLIO reads the valid set as the train one (the same readers, prefetch,
+ * shuffle and seed, drop_last, each rank its contiguous shard), in
+ * batches of batch_size_eval, computing eval_time per step; its _eval
+ * has no barrier, no step cap and no checkpoint. */
+int lb_train_eval_cfg(const struct lb_train_cfg *c, struct lb_train_cfg *e, char *dir,
+                      size_t len)
+{
+    *e = *c;
+    e->valid = true;
+    e->do_eval = false;
+    e->files = c->eval_files;
+    e->batch_size = c->eval_batch_size;
+    e->compute_ns = c->eval_ns;
+    e->num_subfolders = c->eval_subfolders;
+    e->epochs = lb_train_evals(c);
+    e->epochs = e->epochs ? e->epochs : 1;
+    e->barrier = false;
+    e->total_training_steps = 0;
+    e->checkpoint_steps = 0;
+    e->checkpoint_epochs = 0;
+    e->checkpoint_size = 0;
+    e->on_sample = NULL;
+    e->on_step = c->on_eval_step;
+    e->on_step_arg = c->on_eval_step_arg;
+    e->on_eval_step = NULL;
+    if (c->dlio_names || !c->dir)
+        return 0;                       /* DLIO's: dir/valid/img_F_of_N */
+    int n = snprintf(dir, len, "%s/valid", c->dir);
+    if (n < 0 || (size_t)n >= len)
+        return -ENAMETOOLONG;
+    e->dir = dir;
+    return 0;
+}
+
+/* What is wrong with the evaluation's values, or NULL. */
+static const char *eval_check(const struct lb_train_cfg *c)
+{
+    struct lb_train_cfg e;
+    char dir[PATH_MAX];
+    if (!c->do_eval)
+        return NULL;
+    if (c->paths)
+        return "do_eval needs dir= a directory (the evaluation's files are laid out in "
+               "dir/valid)";
+    if (!c->eval_files || !c->eval_batch_size)
+        return "do_eval needs num_files_eval and batch_size_eval positive";
+    if (c->eval_ns.dist == LB_TRAIN_UNIFORM && c->eval_ns.a > c->eval_ns.b)
+        return "eval_time: uniform needs min <= max";
+    if (c->eval_files * (unsigned __int128)c->samples_per_file > UINT64_MAX / 2)
+        return "num_files_eval: too many samples";
+    if (lb_train_eval_cfg(c, &e, dir, sizeof dir) < 0)
+        return "dir is too long for dir/valid";
+    if (e.container == LB_TRAIN_TFRECORD && shard_mode(&e) && e.files < e.accelerators)
+        return "num_files_eval: format=tfrecord shards files: num_files_eval must be at "
+               "least accelerators";
+    if (e.container == LB_TRAIN_TFRECORD && e.drop_last &&
+        tf_files(&e, all_loaders(&e) - 1) * e.samples_per_file < e.batch_size)
+        return "num_files_eval: format=tfrecord shards files: every accelerator's files "
+               "must hold at least batch_size_eval records";
+    if (loader_steps(&e, 0) == 0)
+        return "num_files_eval: an evaluation has no step: fewer samples than "
+               "batch_size_eval x accelerators (drop_last)";
+    return NULL;
 }
 
 /* ---- setup and results ---- */
@@ -1537,7 +1636,7 @@ const char *lb_train_check(const struct lb_train_cfg *c)
     if (loader_steps(c, 0) == 0)
         return "an epoch has no step: fewer samples than batch_size x accelerators "
                "(drop_last)";
-    return NULL;
+    return eval_check(c);
 }
 
 static int run_alloc(struct train_run *r)
@@ -1571,10 +1670,12 @@ static int run_alloc(struct train_run *r)
     r->ep_au = calloc(K, sizeof *r->ep_au);
     r->ep_tp = calloc(K, sizeof *r->ep_tp);
     r->res->epochs = calloc(c->epochs, sizeof *r->res->epochs);
+    r->res->evals = calloc(lb_train_evals(c) + 1, sizeof *r->res->evals);
     r->res->reader_cpu = calloc(r->nreaders, sizeof *r->res->reader_cpu);
     int ckpt = c->checkpoint_steps || c->checkpoint_epochs;
     r->ckpt_buf = ckpt ? malloc(CKPT_BUF) : NULL;
     if (!r->th || !r->ld || !r->rd || !r->ac || !r->ep_au || !r->ep_tp || !r->res->epochs ||
+        !r->res->evals ||
         !r->res->reader_cpu || (ckpt && !r->ckpt_buf))
         return -ENOMEM;
     if (r->ckpt_buf)
@@ -1691,6 +1792,7 @@ void lb_train_result_free(struct lb_train_result *res)
     lb_hist_free(res->sample_read);
     lb_hist_free(res->checkpoint);
     free(res->epochs);
+    free(res->evals);
     free(res->reader_cpu);
     memset(res, 0, sizeof *res);
 }
@@ -1740,22 +1842,162 @@ static int crew_start(struct train_run *r)
     return 0;
 }
 
-static int train(struct train_run *r)
+static void run_init(struct train_run *r)
+{
+    pthread_mutex_init(&r->mu, NULL);
+    pthread_mutex_init(&r->ckpt_mu, NULL);
+    pthread_mutex_init(&r->bar_mu, NULL);
+    pthread_cond_init(&r->bar_cv, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&r->done_cv, &ca);
+    pthread_condattr_destroy(&ca);
+}
+
+static void run_destroy(struct train_run *r)
+{
+    pthread_cond_destroy(&r->done_cv);
+    pthread_cond_destroy(&r->bar_cv);
+    pthread_mutex_destroy(&r->bar_mu);
+    pthread_mutex_destroy(&r->mu);
+    pthread_mutex_destroy(&r->ckpt_mu);
+}
+
+static int run_prepare(struct train_run *r)
 {
     int rc = lb_dataset_init(&r->data, r->cfg, r->res->err, sizeof r->res->err);
     if (rc < 0)
         return rc;
-    if ((rc = run_alloc(r)) < 0) {
+    if ((rc = run_alloc(r)) < 0)
         snprintf(r->res->err, sizeof r->res->err, "not enough memory");
+    return rc;
+}
+
+/* The dataset laid out (or checked) and the crew waiting for a job. */
+static int run_start(struct train_run *r)
+{
+    int rc = layout(r);
+    return rc < 0 ? rc : crew_start(r);
+}
+
+/* ---- the evaluation's run ---- */
+
+/* What the evaluation's run did that the training's result says: its
+ * layout, a refusal, a failure, a stop. */
+static int eval_pass_on(struct train_run *r, int rc)
+{
+    struct train_run *v = &r->ev->run;
+    struct lb_train_result *res = r->res, *er = v->res;
+    res->laid_out_files += er->laid_out_files;
+    res->laid_out_bytes += er->laid_out_bytes;
+    res->layout_ns += er->layout_ns;
+    res->relaid_files += er->relaid_files;
+    if (er->relaid[0] && !res->relaid[0])
+        snprintf(res->relaid, sizeof res->relaid, "%s", er->relaid);
+    er->laid_out_files = er->laid_out_bytes = er->layout_ns = er->relaid_files = 0;
+    res->layout_refused |= er->layout_refused;
+    if (rc < 0 || v->err) {             /* the training's crew waits: no race */
+        rc = rc < 0 ? rc : v->err;
+        if (r->err == 0) {
+            r->err = rc;
+            snprintf(res->err, sizeof res->err, "%s", er->err[0] ? er->err : strerror(-rc));
+        }
+        run_stop(r);
         return rc;
     }
-    if ((rc = layout(r)) < 0)
+    if (atomic_load(&v->stop)) {
+        res->stopped |= er->stopped;
+        run_stop(r);
+    }
+    return 0;
+}
+
+/* The evaluation's run, its dataset's record checked before anything
+ * of either dataset is written: a refusal of either writes nothing. */
+static int eval_prepare(struct train_run *r)
+{
+    char what[256];
+    if (!r->cfg->do_eval)
+        return 0;
+    struct eval_run *ev = r->ev = calloc(1, sizeof *ev);
+    if (!ev) {
+        snprintf(r->res->err, sizeof r->res->err, "not enough memory");
+        return -ENOMEM;
+    }
+    ev->run.cfg = &ev->cfg;
+    ev->run.res = &ev->res;
+    run_init(&ev->run);
+    int rc = result_init(&ev->res);
+    if (rc == 0)
+        rc = lb_train_eval_cfg(r->cfg, &ev->cfg, ev->dir, sizeof ev->dir);
+    if (rc == 0)
+        rc = run_prepare(&ev->run);
+    if (rc == 0 && !ev->cfg.paths)
+        rc = lb_dataset_manifest_check(&ev->run.data, what, sizeof what, ev->res.err,
+                                       sizeof ev->res.err);
+    ev->res.layout_refused = rc == -ESTALE;
+    return eval_pass_on(r, rc);
+}
+
+/* The evaluation after training epoch e (from 0): DLIO's start_eval ..
+ * end_eval, one epoch of the evaluation's run. */
+static int eval_after(struct train_run *r, uint32_t e)
+{
+    struct train_run *v = &r->ev->run;
+    uint64_t steps = 0, bytes = 0;
+    for (uint32_t i = 0; i < v->cfg->accelerators; i++)
+        steps -= v->ac[i].steps;
+    for (uint32_t i = 0; i < v->nreaders; i++)
+        bytes -= v->rd[i].bytes;
+    uint32_t done = v->res->nepochs;
+    int rc = eval_pass_on(r, epoch_run(v, e));
+    if (rc < 0 || v->res->nepochs == done)
         return rc;
-    rc = crew_start(r);
-    for (uint32_t e = 0; rc == 0 && e < r->cfg->epochs && !atomic_load(&r->stop); e++)
+    for (uint32_t i = 0; i < v->cfg->accelerators; i++)
+        steps += v->ac[i].steps;
+    for (uint32_t i = 0; i < v->nreaders; i++)
+        bytes += v->rd[i].bytes;
+    const struct lb_train_epoch *ep = &v->res->epochs[done];
+    r->res->evals[r->res->nevals++] = (struct lb_train_eval){
+        .epoch = e + 1, .start_ns = ep->start_ns, .time_ns = ep->time_ns,
+        .samples = ep->samples, .bytes = bytes, .steps = steps, .au = ep->au,
+        .dlio_samples_per_s = ep->dlio_samples_per_s,
+    };
+    return 0;
+}
+
+static void eval_end(struct train_run *r)
+{
+    struct eval_run *ev = r->ev;
+    if (!ev)
+        return;
+    crew_end(&ev->run);
+    run_release(&ev->run);
+    run_destroy(&ev->run);
+    lb_train_result_free(&ev->res);
+    free(ev);
+    r->ev = NULL;
+}
+
+static int train(struct train_run *r)
+{
+    const struct lb_train_cfg *c = r->cfg;
+    int rc = run_prepare(r);
+    if (rc == 0)
+        rc = eval_prepare(r);
+    if (rc == 0)
+        rc = run_start(r);
+    if (rc == 0 && r->ev)               /* DLIO generates valid/ after train/ */
+        rc = eval_pass_on(r, run_start(&r->ev->run));
+    for (uint32_t e = 0; rc == 0 && e < c->epochs && !atomic_load(&r->stop); e++) {
         if ((rc = epoch_run(r, e)) == 0 && !atomic_load(&r->stop))
             rc = epoch_checkpoint(r, e + 1);
+        if (rc == 0 && !atomic_load(&r->stop) && lb_train_eval_due(c, e + 1))
+            rc = eval_after(r, e);
+    }
     crew_end(r);
+    eval_end(r);
     return rc < 0 ? rc : 0;
 }
 
@@ -1771,24 +2013,12 @@ int lb_train_run(const struct lb_train_cfg *c, struct lb_train_result *res)
         return -EINVAL;
     }
     lb_clock_init();
-    pthread_mutex_init(&r.mu, NULL);
-    pthread_mutex_init(&r.ckpt_mu, NULL);
-    pthread_mutex_init(&r.bar_mu, NULL);
-    pthread_cond_init(&r.bar_cv, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&r.done_cv, &ca);
-    pthread_condattr_destroy(&ca);
+    run_init(&r);
     rc = train(&r);
     if (r.rd)
         collect(&r);
     ckpt_cleanup(&r);
     run_release(&r);
-    pthread_cond_destroy(&r.done_cv);
-    pthread_cond_destroy(&r.bar_cv);
-    pthread_mutex_destroy(&r.bar_mu);
-    pthread_mutex_destroy(&r.mu);
-    pthread_mutex_destroy(&r.ckpt_mu);
+    run_destroy(&r);
     return rc;
 }

@@ -31,6 +31,15 @@
  * checkpoints (after epoch A, then every E epochs) come after the epoch's
  * end, outside its time, every accelerator writing its part at once.
  *
+ * With do_eval, DLIO's evaluation follows the epochs its schedule names
+ * (after epoch eval_after_epoch, then every epochs_between_evals): a
+ * second dataset of eval_files files (dir/valid/, laid out with the
+ * training one) read once by loaders of their own, sharded and shuffled
+ * as the training set, in whole batches of eval_batch_size, each step
+ * computing eval_time, with no barrier (DLIO's _eval has none).  Its AU
+ * and throughput are DLIO's eval figures, kept apart from the training
+ * ones, and its time is in no epoch's.
+ *
  * Several processes (MPI ranks, nranks > 1) train together: accelerator k
  * of rank r is accelerator r * K + k of all of them, with that global
  * shard; the layout is split over the ranks; the sync callback makes the
@@ -149,6 +158,32 @@ struct lb_train_cfg {
     void *on_sample_arg;
     lb_train_step_fn on_step;            /* optional test hook */
     void *on_step_arg;
+    bool do_eval;                /* DLIO's evaluation phase */
+    uint64_t eval_files;         /* num_files_eval */
+    uint32_t eval_batch_size;    /* batch_size_eval */
+    struct lb_train_value eval_ns;       /* eval_time, per step */
+    uint32_t eval_after_epoch;   /* the first epoch followed by one, from
+                                    1 (0 taken as 1) */
+    uint32_t eval_every;         /* epochs_between_evals (0 taken as 1) */
+    uint32_t eval_subfolders;    /* num_subfolders_eval */
+    bool valid;                  /* set by the run: this cfg is the
+                                    evaluation's (DLIO's names: valid/) */
+    lb_train_step_fn on_eval_step;       /* optional test hook: the
+                                            evaluation's steps, epoch the
+                                            training epoch it followed
+                                            (from 0) */
+    void *on_eval_step_arg;
+};
+
+/* One evaluation, over all accelerators (of all ranks, merged). */
+struct lb_train_eval {
+    uint32_t epoch;              /* the training epoch it followed, from 1 */
+    uint64_t start_ns, time_ns;  /* as an epoch's */
+    uint64_t samples, bytes, steps;
+    double au;                   /* DLIO's eval AU, mean over accelerators */
+    double dlio_samples_per_s;   /* DLIO's eval throughput: the sum over
+                                    accelerators of steps x batch_size_eval
+                                    over its whole evaluation time */
 };
 
 struct lb_train_epoch {
@@ -191,7 +226,8 @@ struct lb_train_result {
                                     close for one sample per file */
     uint64_t checkpoints;        /* checkpoint steps */
     struct lb_hist *checkpoint;  /* ns per checkpoint (part) written */
-    uint64_t laid_out_files;     /* written by the layout step */
+    uint64_t laid_out_files;     /* written by the layout step (with
+                                    do_eval, of both datasets) */
     uint64_t laid_out_bytes;
     uint64_t layout_ns;
     int layout_refused;          /* laid out with other parameters: err
@@ -201,6 +237,12 @@ struct lb_train_result {
     uint32_t nreaders;
     struct lb_train_cpu *reader_cpu;     /* per reader thread */
     struct lb_train_cpu cpu;     /* all reader threads */
+    uint32_t nevals;             /* evaluations completed */
+    struct lb_train_eval *evals;
+    double eval_au, eval_au_stdev;       /* mean (population stdev) over
+                                            the evaluations */
+    double eval_samples_per_s;   /* mean over the evaluations */
+    double eval_mib_per_s;       /* the above times record_length / 2^20 */
     int stopped;                 /* the progress callback asked to stop */
     char err[512];
 };
@@ -214,7 +256,7 @@ int lb_train_run(const struct lb_train_cfg *cfg, struct lb_train_result *result)
 void lb_train_result_free(struct lb_train_result *result);
 
 /* The figures that follow from the counts and the epochs (time_ns,
- * samples_per_s, bw_bytes, au_steps, au, au_stdev, dlio_*). */
+ * samples_per_s, bw_bytes, au_steps, au, au_stdev, dlio_*, eval_*). */
 void lb_train_figures(const struct lb_train_cfg *cfg, struct lb_train_result *result);
 
 /* Transport of a result between processes (train_merge.c): *words (free
@@ -236,6 +278,16 @@ int lb_train_merge(const struct lb_train_cfg *cfg, const struct lb_train_result 
  * 0 or the -errno of the first failure (message in err). */
 int lb_train_remove(const struct lb_train_cfg *cfg, uint64_t *removed,
                     char *err, size_t len);
+
+/* The evaluations a run of cfg makes: DLIO's schedule over its epochs. */
+uint32_t lb_train_evals(const struct lb_train_cfg *cfg);
+/* Does one follow epoch `epoch` (from 1)? */
+int lb_train_eval_due(const struct lb_train_cfg *cfg, uint32_t epoch);
+/* The evaluation's cfg: cfg with DLIO's *_eval values, its dataset in
+ * dir/valid (dir_buf, len bytes, holds that path for luabench's names).
+ * 0, or -ENAMETOOLONG. */
+int lb_train_eval_cfg(const struct lb_train_cfg *cfg, struct lb_train_cfg *eval,
+                      char *dir_buf, size_t len);
 
 /* Size in bytes of sample j of file f, as laid out. */
 uint64_t lb_train_sample_size(const struct lb_train_cfg *cfg, uint64_t f, uint32_t j);

@@ -118,14 +118,21 @@ static int digits(uint64_t v)
     return n;
 }
 
+/* DLIO's folder of the dataset: train, or valid for the evaluation's. */
+static const char *dlio_split(const struct lb_train_cfg *c)
+{
+    return c->valid ? "/valid" : "/train";
+}
+
 /* DLIO's generator names: dir/train/img_F_of_N.ext, F padded to the digits
  * of N; over S > 1 subfolders, in dir/train/(F % S padded to the digits
- * of S)/.  DLIO sorts the names, so its order is the files'. */
+ * of S)/ (the evaluation's: the same under dir/valid/).  DLIO sorts the
+ * names, so its order is the files'. */
 static int dlio_path(const struct lb_train_cfg *c, uint64_t f, char *buf, size_t len)
 {
     size_t n = 0;
     put_str(buf, len, &n, c->dir);
-    put_str(buf, len, &n, "/train");
+    put_str(buf, len, &n, dlio_split(c));
     if (dataset_subdirs(c)) {
         put_str(buf, len, &n, "/");
         put_num(buf, len, &n, f % c->num_subfolders, digits(c->num_subfolders));
@@ -143,7 +150,7 @@ static int subdir_path(const struct lb_train_cfg *c, uint64_t i, char *buf, size
 {
     if (!c->dlio_names)
         return lb_tree_dir(buf, len, c->dir, i);
-    int n = snprintf(buf, len, "%s/train/%0*llu", c->dir, digits(c->num_subfolders),
+    int n = snprintf(buf, len, "%s%s/%0*llu", c->dir, dlio_split(c), digits(c->num_subfolders),
                      (unsigned long long)i);
     return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : n;
 }
@@ -493,14 +500,15 @@ int lb_dataset_fd(struct lb_dataset *d, uint64_t f, char *path, size_t plen, int
 /* ---- the record of the layout ---- */
 
 /* DIR/.luabench-img.npz.layout: one per kind of file name, as names tell
- * datasets apart in one directory; its name does not end in the files'
+ * datasets apart in one directory (DLIO's valid/ set beside train/:
+ * .luabench-dlio-valid-img.npz.layout); its name does not end in the files'
  * extension, since readers that list a directory by it (DLIO) would take
  * it for a file of the set.  legacy: the name of earlier versions, without
  * ".layout", still read and replaced. */
 static int manifest_name(const struct lb_train_cfg *c, char *buf, size_t len, int legacy)
 {
     int n = snprintf(buf, len, "%s/.luabench-%s%s%s", c->dir,
-                     c->dlio_names ? "dlio-img" :
+                     c->dlio_names ? (c->valid ? "dlio-valid-img" : "dlio-img") :
                      c->format == LB_TRAIN_PACKED ? "shard" : "img", extensions[c->container],
                      legacy ? "" : ".layout");
     return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : n;
@@ -588,10 +596,11 @@ int lb_dataset_manifest_check(struct lb_dataset *d, char *what, size_t wlen,
         return 0;                       /* none: each file's size is checked */
     d->laid_before = strtoull(old[M_FILES], NULL, 10);
     if (c->dlio_names && d->laid_before != c->files) {
-        snprintf(err, len, "%s holds DLIO's names for a set of %llu files (img_N_of_%llu), "
-                 "this run asks for %llu: the names carry the count, so another count "
-                 "needs another dir", c->dir, (unsigned long long)d->laid_before,
-                 (unsigned long long)d->laid_before, (unsigned long long)c->files);
+        snprintf(err, len, "%s%s holds DLIO's names for a set of %llu files (img_N_of_%llu), "
+                 "this run asks for %s%llu: the names carry the count, so another count "
+                 "needs another dir", c->dir, c->valid ? "/valid" : "",
+                 (unsigned long long)d->laid_before, (unsigned long long)d->laid_before,
+                 c->valid ? "num_files_eval=" : "", (unsigned long long)c->files);
         return -ESTALE;
     }
     manifest_values(d, c->files > d->laid_before ? c->files : d->laid_before, cur);
@@ -655,8 +664,28 @@ int lb_dataset_manifest_write(const struct lb_dataset *d, char *err, size_t len)
     return 0;
 }
 
+static int remove_set(const struct lb_train_cfg *c, uint64_t *removed, char *err, size_t len);
+
+/* The evaluation's set too (do_eval), then its directory once empty. */
 int lb_train_remove(const struct lb_train_cfg *c, uint64_t *removed,
                     char *err, size_t len)
+{
+    struct lb_train_cfg e;
+    char dir[PATH_MAX];
+    uint64_t n = 0;
+    int rc = remove_set(c, removed, err, len);
+    if (rc < 0 || !c->do_eval || c->paths)
+        return rc;
+    if ((rc = lb_train_eval_cfg(c, &e, dir, sizeof dir)) < 0)
+        return fail(err, len, "unlink", c->dir, rc);
+    rc = remove_set(&e, &n, err, len);
+    *removed += n;
+    if (rc == 0 && !e.dlio_names)
+        rmdir(e.dir);                   /* stays when not empty */
+    return rc;
+}
+
+static int remove_set(const struct lb_train_cfg *c, uint64_t *removed, char *err, size_t len)
 {
     char path[PATH_MAX];
     *removed = 0;

@@ -13,10 +13,11 @@
 #include "base/hist.h"
 #include "train/train.h"
 
-#define PACK_TAG 0x4c4254524e310000ull  /* "LBTRN1" */
-#define PACK_HEAD 3                     /* tag, epochs, readers */
+#define PACK_TAG 0x4c4254524e320000ull  /* "LBTRN2" */
+#define PACK_HEAD 4                     /* tag, epochs, readers, evaluations */
 #define PACK_SCALARS 22
 #define PACK_EPOCH 5
+#define PACK_EVAL 8
 #define PACK_READER 2
 #define PACK_HISTS 3
 
@@ -50,6 +51,25 @@ static void figures_dlio(const struct lb_train_cfg *c, struct lb_train_result *r
     res->dlio_mib_per_s = res->dlio_samples_per_s * record_length(c, res) / 1048576.0;
 }
 
+/* DLIO's eval figures over the evaluations: the mean and population
+ * stdev of the AU, the mean throughput, that times record_length. */
+static void figures_eval(const struct lb_train_cfg *c, struct lb_train_result *res)
+{
+    double au = 0, var = 0, tp = 0;
+    uint32_t n = res->nevals;
+    for (uint32_t i = 0; i < n; i++) {
+        au += res->evals[i].au;
+        tp += res->evals[i].dlio_samples_per_s;
+    }
+    au = n ? au / n : 0;
+    for (uint32_t i = 0; i < n; i++)
+        var += (res->evals[i].au - au) * (res->evals[i].au - au);
+    res->eval_au = au;
+    res->eval_au_stdev = n ? sqrt(var / n) : 0;
+    res->eval_samples_per_s = n ? tp / n : 0;
+    res->eval_mib_per_s = res->eval_samples_per_s * record_length(c, res) / 1048576.0;
+}
+
 void lb_train_figures(const struct lb_train_cfg *c, struct lb_train_result *res)
 {
     res->time_ns = 0;
@@ -61,6 +81,7 @@ void lb_train_figures(const struct lb_train_cfg *c, struct lb_train_result *res)
     uint64_t busy = res->compute_ns + res->wait_ns;
     res->au_steps = busy ? (double)res->compute_ns / busy : 0;
     figures_dlio(c, res);
+    figures_eval(c, res);
 }
 
 static uint64_t dbits(double d)
@@ -94,22 +115,24 @@ static struct scalars scalars_of(struct lb_train_result *r)
     };
 }
 
-static size_t pack_words(uint32_t nepochs, uint32_t nreaders)
+static size_t pack_words(uint32_t nepochs, uint32_t nreaders, uint32_t nevals)
 {
     return PACK_HEAD + PACK_SCALARS + (size_t)nepochs * PACK_EPOCH +
+           (size_t)nevals * PACK_EVAL +
            (size_t)nreaders * PACK_READER + PACK_HISTS * (size_t)LB_HIST_FLAT;
 }
 
 int lb_train_pack(const struct lb_train_result *res, uint64_t **words, size_t *n)
 {
     struct lb_train_result *r = (struct lb_train_result *)res;   /* read only */
-    size_t len = pack_words(r->nepochs, r->nreaders);
+    size_t len = pack_words(r->nepochs, r->nreaders, r->nevals);
     uint64_t *w = calloc(len, sizeof *w), *p = w;
     if (!w)
         return -ENOMEM;
     *p++ = PACK_TAG;
     *p++ = r->nepochs;
     *p++ = r->nreaders;
+    *p++ = r->nevals;
     struct scalars sc = scalars_of(r);
     for (int i = 0; i < 14; i++)
         p[i] = *sc.u[i];
@@ -125,6 +148,17 @@ int lb_train_pack(const struct lb_train_result *res, uint64_t **words, size_t *n
         p[3] = dbits(ep->au);
         p[4] = dbits(ep->dlio_samples_per_s);
     }
+    for (uint32_t i = 0; i < r->nevals; i++, p += PACK_EVAL) {
+        const struct lb_train_eval *ev = &r->evals[i];
+        p[0] = ev->epoch;
+        p[1] = ev->start_ns;
+        p[2] = ev->time_ns;
+        p[3] = ev->samples;
+        p[4] = ev->bytes;
+        p[5] = ev->steps;
+        p[6] = dbits(ev->au);
+        p[7] = dbits(ev->dlio_samples_per_s);
+    }
     for (uint32_t i = 0; i < r->nreaders; i++, p += PACK_READER) {
         p[0] = r->reader_cpu[i].usr_ns;
         p[1] = r->reader_cpu[i].sys_ns;
@@ -137,17 +171,21 @@ int lb_train_pack(const struct lb_train_result *res, uint64_t **words, size_t *n
     return 0;
 }
 
-/* An empty result with its histograms and room for the epochs and readers. */
-static int result_new(struct lb_train_result *r, uint32_t nepochs, uint32_t nreaders)
+/* An empty result with its histograms and room for the epochs, readers
+ * and evaluations. */
+static int result_new(struct lb_train_result *r, uint32_t nepochs, uint32_t nreaders,
+                      uint32_t nevals)
 {
     memset(r, 0, sizeof *r);
     r->epochs = calloc(nepochs ? nepochs : 1, sizeof *r->epochs);
+    r->evals = calloc(nevals ? nevals : 1, sizeof *r->evals);
     r->reader_cpu = calloc(nreaders ? nreaders : 1, sizeof *r->reader_cpu);
-    if (!r->epochs || !r->reader_cpu || lb_hist_new(&r->batch_wait) < 0 ||
+    if (!r->epochs || !r->evals || !r->reader_cpu || lb_hist_new(&r->batch_wait) < 0 ||
         lb_hist_new(&r->sample_read) < 0 || lb_hist_new(&r->checkpoint) < 0)
         return -ENOMEM;
     r->nepochs = nepochs;
     r->nreaders = nreaders;
+    r->nevals = nevals;
     return 0;
 }
 
@@ -155,9 +193,9 @@ int lb_train_unpack(const uint64_t *w, size_t n, struct lb_train_result *r)
 {
     memset(r, 0, sizeof *r);
     if (n < PACK_HEAD || w[0] != PACK_TAG || w[1] > UINT32_MAX || w[2] > UINT32_MAX ||
-        n != pack_words((uint32_t)w[1], (uint32_t)w[2]))
+        w[3] > UINT32_MAX || n != pack_words((uint32_t)w[1], (uint32_t)w[2], (uint32_t)w[3]))
         return -EINVAL;
-    int rc = result_new(r, (uint32_t)w[1], (uint32_t)w[2]);
+    int rc = result_new(r, (uint32_t)w[1], (uint32_t)w[2], (uint32_t)w[3]);
     if (rc < 0)
         return rc;
     const uint64_t *p = w + PACK_HEAD;
@@ -175,6 +213,17 @@ int lb_train_unpack(const uint64_t *w, size_t n, struct lb_train_result *r)
         ep->samples = p[2];
         ep->au = bitsd(p[3]);
         ep->dlio_samples_per_s = bitsd(p[4]);
+    }
+    for (uint32_t i = 0; i < r->nevals; i++, p += PACK_EVAL) {
+        struct lb_train_eval *ev = &r->evals[i];
+        ev->epoch = (uint32_t)p[0];
+        ev->start_ns = p[1];
+        ev->time_ns = p[2];
+        ev->samples = p[3];
+        ev->bytes = p[4];
+        ev->steps = p[5];
+        ev->au = bitsd(p[6]);
+        ev->dlio_samples_per_s = bitsd(p[7]);
     }
     for (uint32_t i = 0; i < r->nreaders; i++, p += PACK_READER) {
         r->reader_cpu[i].usr_ns = p[0];
@@ -202,6 +251,28 @@ static void merge_epoch(const struct lb_train_result *parts, size_t n, uint32_t 
         ep->dlio_samples_per_s += x->dlio_samples_per_s;
     }
     ep->au = au / (double)n;
+}
+
+/* Evaluation i over the ranks, as an epoch: the slowest rank's time,
+ * counts summed, the mean AU (DLIO's per-rank figures over all
+ * accelerators) and the summed throughput. */
+static void merge_eval(const struct lb_train_result *parts, size_t n, uint32_t i,
+                       struct lb_train_eval *ev)
+{
+    double au = 0;
+    memset(ev, 0, sizeof *ev);
+    ev->epoch = parts[0].evals[i].epoch;
+    ev->start_ns = parts[0].evals[i].start_ns;
+    for (size_t k = 0; k < n; k++) {
+        const struct lb_train_eval *x = &parts[k].evals[i];
+        ev->time_ns = x->time_ns > ev->time_ns ? x->time_ns : ev->time_ns;
+        ev->samples += x->samples;
+        ev->bytes += x->bytes;
+        ev->steps += x->steps;
+        au += x->au;
+        ev->dlio_samples_per_s += x->dlio_samples_per_s;
+    }
+    ev->au = au / (double)n;
 }
 
 static int merge_counts(struct lb_train_result *m, const struct lb_train_result *x,
@@ -234,13 +305,17 @@ int lb_train_merge(const struct lb_train_cfg *c, const struct lb_train_result *p
                    size_t n, struct lb_train_result *m)
 {
     uint32_t nepochs = n ? parts[0].nepochs : 0, nreaders = 0, reader = 0;
+    uint32_t nevals = n ? parts[0].nevals : 0;
     for (size_t i = 0; i < n; i++) {
         nepochs = parts[i].nepochs < nepochs ? parts[i].nepochs : nepochs;
+        nevals = parts[i].nevals < nevals ? parts[i].nevals : nevals;
         nreaders += parts[i].nreaders;
     }
-    int rc = result_new(m, nepochs, nreaders);
+    int rc = result_new(m, nepochs, nreaders, nevals);
     for (uint32_t e = 0; rc == 0 && e < nepochs; e++)
         merge_epoch(parts, n, e, &m->epochs[e]);
+    for (uint32_t i = 0; rc == 0 && i < nevals; i++)
+        merge_eval(parts, n, i, &m->evals[i]);
     for (size_t i = 0; rc == 0 && i < n; i++)
         rc = merge_counts(m, &parts[i], &reader);
     if (rc == 0)

@@ -328,8 +328,8 @@ end
 local function plural(n, word) return string.format("%d %s%s", n, word, n == 1 and "" or "s") end
 
 --[[ What the line of lb.train says: "Train: 4 accelerators: [epoch 2/3]
-[45.0%][r=1234MiB/s][9876 samples/s][eta 00m:33s]"; while the dataset is
-laid out "[layout]" and files/s, w=.  MiB/s is the items' rate times their
+[45.0%][r=1234MiB/s][9876 samples/s][eta 00m:33s]"; during an evaluation
+"[eval]"; while the dataset is laid out "[layout]" and files/s, w=.  MiB/s is the items' rate times their
 mean size (the spec's sample_size). ]]
 local function train_words(spec)
   local acc, epochs = tonumber(spec.accelerators) or 1, tonumber(spec.epochs) or 1
@@ -341,6 +341,8 @@ local function train_words(spec)
       local per = total // math.max(1, epochs)          -- samples read per epoch
       local e = per > 0 and math.max(1, math.min(epochs, (done + per - 1) // per)) or 1
       w.where, w.item, w.dir, w.bytes = string.format("epoch %d/%d", e, epochs), "samples", "r", sample
+    elseif phase == "eval" then                         -- DLIO's evaluation (do_eval)
+      w.where, w.item, w.dir, w.bytes = "eval", "samples", "r", sample
     else
       w.where, w.item, w.dir, w.bytes = phase, "files", "w", sample * per_file
     end

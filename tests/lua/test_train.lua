@@ -56,6 +56,8 @@ local ok, err = pcall(function()
   check(type(r.cpu.usr_s) == "number" and type(r.cpu.sys_s) == "number", "cpu")
   check(#r.cpu.readers == 4, "per-reader cpu: read_threads for each accelerator")
   check(r.layout.files == 4, "laid out " .. tostring(r.layout.files))
+  check(type(r.evals) == "table" and #r.evals == 0 and r.eval_au == nil,
+        "no evaluation without do_eval")
   check(r.stopped == false, "not stopped")
   for f = 0, 3 do
     local p = string.format("%s/shard_%04d.dat", dir, f)
@@ -137,6 +139,9 @@ local ok, err = pcall(function()
   bad({format = "hdf5", direct = true}, "direct reads need format=raw or npz")
   bad({format = "tfrecord", files = 2, accelerators = 3, batch_size = 1}, "files must be at least accelerators")
   bad({transfer_size = "1k"}, "transfer_size must be at least 4 KiB")
+  bad({do_eval = true, num_files_eval = 1, batch_size_eval = 2}, "num_files_eval: an evaluation has no step")
+  bad({eval_time = "1ms"}, "field 'eval_time' needs do_eval=true")
+  bad({dir = dir .. "/*.dat", do_eval = true, num_files_eval = 4}, "do_eval needs dir= a directory")
 
   -- runtime failure: the path and the reason
   local blocker = dir .. "/plain"
