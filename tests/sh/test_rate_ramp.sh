@@ -26,8 +26,11 @@ for depth in 1 4; do
         $r.sched_lat_ns.percentile['99.000000'] .. ' ' .. $r.sched_lat_ns.N")
   read -r ios latmax sp99 sn <<<"$got"
   echo "iodepth=$depth: $ios I/Os, lat max $latmax ns, sched p99 $sp99 ns of $sn"
-  # 2000 due; a thread held up at the very end may lose a few, never 300
-  [ "$ios" -ge 1800 ] && [ "$ios" -le 2001 ] ||
+  # 2000 due; a thread held up at the very end may lose a few, never 300;
+  # the I/Os already issued when the measured phase begins (on a loaded
+  # machine, some not yet reaped) complete in it and count there, as in fio
+  # after reset_all_stats: up to iodepth more
+  [ "$ios" -ge 1800 ] && [ "$ios" -le $((2000 + depth)) ] ||
     fail "iodepth=$depth: $ios I/Os in the measured phase, fio does 2000"
   [ "$sn" -eq "$ios" ] || fail "iodepth=$depth: sched lat of $sn I/Os, $ios done"
   [ "$latmax" -lt 1000000000 ] || fail "iodepth=$depth: the ramp's stall is in lat ($latmax ns)"
