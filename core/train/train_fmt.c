@@ -771,6 +771,27 @@ struct npz_entry {
     int method;
 };
 
+/* The zip64 extra field among the xl bytes of extra fields at p: the
+ * 64-bit values of those of usize, csize and off (NULL: not in this
+ * header) that hold 0xffffffff, in that order, as far as the field holds
+ * them. */
+static void zip64_extra(const uint8_t *p, uint64_t xl, uint64_t *usize, uint64_t *csize,
+                        uint64_t *off)
+{
+    for (uint64_t i = 0; i + 4 <= xl;) {
+        uint64_t id = rd16(p + i), end = i + 4 + rd16(p + i + 2), k = i + 4;
+        if (end > xl)
+            break;
+        uint64_t *f[3] = { usize, csize, off };
+        for (int j = 0; id == 1 && j < 3; j++)
+            if (f[j] && *f[j] == 0xffffffffu && k + 8 <= end) {
+                *f[j] = rd64(p + k);
+                k += 8;
+            }
+        i = end;
+    }
+}
+
 /* Finds x.npy in the central directory. */
 static int npz_find(const uint8_t *cd, uint64_t len, struct lb_fmt_io *io,
                     struct npz_entry *x)
@@ -790,19 +811,7 @@ static int npz_find(const uint8_t *cd, uint64_t len, struct lb_fmt_io *io,
             if (x->method != 0 && x->method != 8)
                 return bad(io, -ENOTSUP, "x.npy is compressed with neither store nor deflate");
             uint64_t csize = rd32(e + 20), usize = rd32(e + 24), off = rd32(e + 42);
-            for (uint64_t i = 0; i + 4 <= xl;) {        /* the zip64 extra */
-                const uint8_t *p = e + 46 + nl + i;
-                uint64_t id = rd16(p), sz = rd16(p + 2), k = 4;
-                if (id == 1) {
-                    if (usize == 0xffffffffu && k + 8 <= sz + 4)
-                        usize = rd64(p + k), k += 8;
-                    if (csize == 0xffffffffu && k + 8 <= sz + 4)
-                        csize = rd64(p + k), k += 8;
-                    if (off == 0xffffffffu && k + 8 <= sz + 4)
-                        off = rd64(p + k);
-                }
-                i += 4 + sz;
-            }
+            zip64_extra(e + 46 + nl, xl, &usize, &csize, &off);
             x->hoff = off;
             x->csize = csize;
             x->usize = usize;
@@ -1034,19 +1043,7 @@ static int npz_local_mem(const uint8_t *b, uint64_t n, uint64_t pos, struct lb_f
     x->usize = rd32(h + 22);
     x->hoff = pos;
     *name = h + ZIP_LOCAL;
-    for (uint64_t i = 0; i + 4 <= xl;) {        /* the zip64 extra */
-        const uint8_t *p = h + ZIP_LOCAL + *nl + i;
-        uint64_t id = rd16(p), sz = rd16(p + 2), k = 4;
-        if (i + 4 + sz > xl)
-            break;
-        if (id == 1) {
-            if (x->usize == 0xffffffffu && k + 8 <= sz + 4)
-                x->usize = rd64(p + k), k += 8;
-            if (x->csize == 0xffffffffu && k + 8 <= sz + 4)
-                x->csize = rd64(p + k);
-        }
-        i += 4 + sz;
-    }
+    zip64_extra(h + ZIP_LOCAL + *nl, xl, &x->usize, &x->csize, NULL);
     *data = pos + ZIP_LOCAL + *nl + xl;
     if (x->csize > n - *data)
         return bad(io, -EILSEQ, "not a zip file (a member past the end)");
