@@ -84,7 +84,7 @@ done_stage "tsan ctest"
 
 # fuzz_fioparse keeps one Lua state, whose memory outlives each input:
 # leak checks after each input would only measure the garbage collector.
-for f in options hist fioparse; do
+for f in options hist fioparse trainfmt; do
   bin=build-asan/fuzz_$f
   [ -x "$bin" ] || { echo "ci_extra: $bin was not built" >&2; exit 1; }
   stage "fuzz_$f for ${fuzz_seconds} s"
