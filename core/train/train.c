@@ -46,6 +46,7 @@
 #include "train/train.h"
 #include "train/train_data.h"
 #include "train/train_fmt.h"
+#include "train/train_hdf5.h"
 
 #define SPIN_BELOW_NS 100000ull     /* shorter computes spin, longer sleep */
 #define LAYOUT_BUF (1u << 20)
@@ -646,6 +647,7 @@ static int pread_sample(struct reader *rd, int fd, uint64_t len, uint64_t off)
 }
 
 static int read_npz_whole(struct reader *rd, int fd);
+static int reader_room(struct reader *rd, uint64_t want);
 
 /* npz and hdf5, as DLIO's readers on demand: open, np.load(f)['x'] or
  * h5py's read of the sample, close.  *len: the bytes read, *own: the
@@ -664,10 +666,13 @@ static int read_container(struct reader *rd, uint64_t s, uint64_t *len, uint64_t
     if (npz && r->cfg->direct)
         rc = read_npz_whole(rd, fd);
     else
-        rc = npz ? lb_fmt_npz_read(fd, &rd->io) : lb_fmt_hdf5_read(fd, s - f * spf, &rd->io, &n);
+        rc = npz ? lb_fmt_npz_read(fd, &rd->io)
+                 : lb_fmt_hdf5_read(fd, rd->path, s - f * spf, &rd->io, &n);
     close(fd);
     *len = rd->io.bytes;
     *own = npz ? rd->io.member / spf : n;
+    if (rc == 0 && !npz && rd->io.member > rd->buflen)
+        rc = reader_room(rd, rd->io.member);    /* libhdf5 reads a piece at once */
     return rc;
 }
 
@@ -1583,6 +1588,15 @@ static const char *eval_check(const struct lb_train_cfg *c)
 
 /* ---- setup and results ---- */
 
+/* Whether the largest sample's file has chunks HDF5 or the writer refuses. */
+static int hdf5_chunks_too_many(const struct lb_train_cfg *c)
+{
+    const struct lb_train_value *v = &c->sample_size;
+    uint64_t len = v->dist == LB_TRAIN_UNIFORM ? v->b : v->dist == LB_TRAIN_NORMAL ?
+                   v->a + 4 * v->b : v->a, rows, cols;
+    return lb_h5_chunks(c->samples_per_file, len, c->chunk_size, &rows, &cols) < 0;
+}
+
 const char *lb_train_check(const struct lb_train_cfg *c)
 {
     const struct lb_train_value *sz = &c->sample_size, *ct = &c->compute_ns;
@@ -1605,6 +1619,9 @@ const char *lb_train_check(const struct lb_train_cfg *c)
                "accelerators of all ranks) must hold at least batch_size records";
     if (c->compressed && c->container != LB_TRAIN_NPZ)
         return "compression=\"zip\" is for format=npz (numpy.savez_compressed)";
+    if (c->container == LB_TRAIN_HDF5 && !c->paths && hdf5_chunks_too_many(c))
+        return "format=hdf5: chunk_size makes chunks of 4 GiB or more (HDF5's limit) or "
+               "more than 2^24 chunks in a file, which are not written";
     if (c->compressed && !lb_fmt_have_deflate())
         return "compression=\"zip\" needs zlib, and this build has none";
     if (c->transfer_size && c->transfer_size < 4096)
@@ -1689,6 +1706,8 @@ static int run_alloc(struct train_run *r)
         if (c->container != LB_TRAIN_RAW) {     /* zip tails, transfers, chunks */
             uint64_t want = c->transfer_size > CONTAINER_BUF ? c->transfer_size : CONTAINER_BUF;
             rd->want = c->chunk_size > want ? c->chunk_size : want;
+            if (c->container == LB_TRAIN_HDF5 && r->data.max_sample > rd->want)
+                rd->want = r->data.max_sample;
         }
         lb_rng_seed(&rd->rng, c->seed * 0xbf58476d1ce4e5b9ull + i + 1);
         if (lb_hist_new(&rd->read) < 0)

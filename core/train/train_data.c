@@ -80,6 +80,9 @@ static uint64_t dataset_subdirs(const struct lb_train_cfg *c)
 
 static const char *const extensions[] = {".dat", ".npz", ".tfrecord", ".hdf5"};
 static const char *const container_names[] = {"raw", "npz", "tfrecord", "hdf5"};
+/* format=hdf5 in the record since the files are real HDF5; a bare "hdf5"
+ * is the HDF5-like layout of earlier versions, which h5py cannot open. */
+#define HDF5_RECORDED "hdf5 libver=latest"
 
 /* lb_train_path's pieces: each appends to buf[*n ..] whole where it fits
  * (len > *n + the piece), else not at all; *n counts it either way.
@@ -185,7 +188,7 @@ void lb_dataset_shape(const struct lb_dataset *d, uint64_t f, struct lb_fmt_shap
     const struct lb_train_cfg *c = d->cfg;
     s->spf = c->samples_per_file;
     s->len = lb_train_sample_size(c, f, 0);
-    s->chunk = c->chunk_size ? c->chunk_size : s->len;
+    s->chunk = c->chunk_size;
     s->deflate = c->compressed;
 }
 
@@ -547,7 +550,8 @@ static void manifest_values(const struct lb_dataset *d, uint64_t files, char v[M
         snprintf(v[M_SUBDIRS], 64, "%llu", (unsigned long long)(d->nsubdirs ? d->nsubdirs : 1));
     snprintf(v[M_COMPRESSION], 64, "%s", c->compressed ? "zip" : "none");
     snprintf(v[M_FILES], 64, "%llu", (unsigned long long)files);
-    snprintf(v[M_FORMAT], 64, "%s", container_names[c->container]);
+    snprintf(v[M_FORMAT], 64, "%s", c->container == LB_TRAIN_HDF5 ? HDF5_RECORDED :
+             container_names[c->container]);
 }
 
 /* direct only changes the layout where it rounds sizes up. */
@@ -621,9 +625,13 @@ int lb_dataset_manifest_check(struct lb_dataset *d, char *what, size_t wlen,
             d->rewrite = 1;
             return 0;
         }
-        snprintf(err, len, "%s was laid out with %s=%s, this run asks for %s=%s: "
-                 "relayout=1 rewrites it", c->dir, manifest_keys[k], old[k],
-                 manifest_keys[k], cur[k]);
+        if (k == M_FORMAT && !strcmp(old[k], "hdf5"))
+            snprintf(err, len, "%s holds the HDF5-like files of an earlier luabench, which "
+                     "h5py cannot open: relayout=1 rewrites them as HDF5", c->dir);
+        else
+            snprintf(err, len, "%s was laid out with %s=%s, this run asks for %s=%s: "
+                     "relayout=1 rewrites it", c->dir, manifest_keys[k], old[k],
+                     manifest_keys[k], cur[k]);
         return -ESTALE;
     }
     return 0;

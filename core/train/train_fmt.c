@@ -1,6 +1,6 @@
 /*
- * Container layouts of a training dataset: npz, TFRecord and an HDF5-like
- * chunked file, written and read as the Python readers DLIO uses do.
+ * Container layouts of a training dataset: npz, TFRecord and HDF5, written
+ * and read as the Python readers DLIO uses do.
  *
  * npz is what numpy.savez(path, x=records, y=labels) writes: a stored
  * zip of x.npy (uint8, shape (sample bytes, samples)) and y.npy (int64
@@ -17,11 +17,10 @@
  * as DLIO's generator serializes it, masked crc32c of the data.  The
  * parser checks both CRCs, as TensorFlow's reader does.
  *
- * HDF5-like: the HDF5 signature and a superblock, an object header (OHDR)
- * for the dataset records_0, a chunk index (an address and a size per
- * chunk) and fixed-size chunks holding the samples back to back, then the
- * labels.  It has the shape of what h5py reads (superblock, object header,
- * index, chunks) and their order, not HDF5's encoding: h5py cannot open it.
+ * HDF5 is what h5py.File(name, 'w', libver='latest') writes for DLIO:
+ * records_0 (uint8, samples x sample bytes, contiguous or chunked) and
+ * labels.  train_hdf5.c plans the file, builds its metadata and reads it;
+ * here its data is written around that metadata.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -36,6 +35,7 @@
 
 #include "base/verify.h"
 #include "train/train_fmt.h"
+#include "train/train_hdf5.h"
 
 #define ZIP64_LIMIT ((1ull << 31) - 1)  /* Python's zipfile */
 #define ZIP_LOCAL 30u
@@ -45,10 +45,6 @@
 #define ZIP64_LOCATOR 20u
 #define ZIP_EXTRA64 20u                 /* id, size, two uint64 */
 #define NPY_ALIGN 64u
-#define H5_SB 512u                      /* superblock */
-#define H5_OH 512u                      /* object header */
-#define H5_ALIGN 4096u
-static const char h5_sig[8] = {'\x89', 'H', 'D', 'F', '\r', '\n', '\x1a', '\n'};
 
 /* ---- little-endian fields ---- */
 
@@ -605,54 +601,25 @@ int lb_fmt_tf_end(const struct lb_fmt_tf *t, char *msg, size_t len)
     return tf_bad(msg, len, t, "file ends inside");
 }
 
-/* ---- HDF5-like ---- */
-
-static uint64_t h5_chunks(const struct lb_fmt_shape *s)
-{
-    uint64_t total = s->len * s->spf;
-    return (total + s->chunk - 1) / s->chunk;
-}
-
-static uint64_t h5_data_addr(const struct lb_fmt_shape *s)
-{
-    uint64_t idx_end = H5_SB + H5_OH + 16 * h5_chunks(s);
-    return (idx_end + H5_ALIGN - 1) / H5_ALIGN * H5_ALIGN;
-}
+/* ---- HDF5 (train_hdf5.c plans it and builds its metadata) ---- */
 
 static void h5_write(struct fw *w, const struct lb_fmt_shape *s)
 {
-    uint8_t sb[H5_SB + H5_OH] = {0}, e[16];
-    uint64_t nc = h5_chunks(s), data = h5_data_addr(s), labels = data + nc * s->chunk;
-    memcpy(sb, h5_sig, 8);
-    sb[8] = 3;                          /* superblock version */
-    memcpy(sb + 16, "lbh5", 4);
-    le64(sb + 24, H5_SB);               /* the object header */
-    le64(sb + 32, labels + 8ull * s->spf);      /* end of file */
-    uint8_t *oh = sb + H5_SB;
-    memcpy(oh, "OHDR", 4);
-    memcpy(oh + 8, "records_0", 10);
-    le64(oh + 24, s->spf);
-    le64(oh + 32, s->len);
-    le64(oh + 40, s->chunk);
-    le64(oh + 48, nc);
-    le64(oh + 56, H5_SB + H5_OH);       /* chunk index */
-    le64(oh + 64, data);
-    le64(oh + 72, labels);
-    fw_put(w, sb, sizeof sb);
-    for (uint64_t i = 0; i < nc && w->rc == 0; i++) {
-        le64(e, data + i * s->chunk);
-        le64(e + 8, s->chunk);
-        fw_put(w, e, sizeof e);
-    }
-    fw_zeros(w, data - w->off);
-    fw_pattern(w, s->len * s->spf);
-    fw_zeros(w, labels - w->off + 8ull * s->spf);
+    struct lb_h5_plan p;
+    uint8_t *meta;
+    if ((w->rc = lb_h5_plan(s, &p)) < 0 || (w->rc = lb_h5_meta(&p, &meta)) < 0)
+        return;
+    fw_put(w, meta, p.meta);
+    free(meta);
+    fw_pattern(w, p.data_len);
+    fw_zeros(w, 8 * p.rows);            /* labels */
 }
 
 /* ---- sizes and the writer's door ---- */
 
 uint64_t lb_fmt_file_size(enum lb_train_container k, const struct lb_fmt_shape *s)
 {
+    struct lb_h5_plan p;
     uint64_t a, b;
     switch (k) {
     case LB_TRAIN_NPZ:
@@ -660,7 +627,7 @@ uint64_t lb_fmt_file_size(enum lb_train_container k, const struct lb_fmt_shape *
     case LB_TRAIN_TFRECORD:
         return s->spf * (16 + tf_example(s->len, NULL, NULL, NULL, NULL));
     case LB_TRAIN_HDF5:
-        return h5_data_addr(s) + h5_chunks(s) * s->chunk + 8ull * s->spf;
+        return lb_h5_plan(s, &p) < 0 ? 0 : p.eof;
     default:
         return s->len * s->spf;
     }
@@ -1075,40 +1042,5 @@ int lb_fmt_npz_read_whole(int fd, uint64_t size, struct lb_fmt_io *io)
         io->member = x.csize - (uint64_t)hl;
         return 0;
     }
-    return rc;
-}
-
-int lb_fmt_hdf5_read(int fd, uint64_t j, struct lb_fmt_io *io, uint64_t *len)
-{
-    uint8_t *b = (uint8_t *)io->buf;
-    int rc = pread_all(fd, b, H5_SB, 0, io);
-    if (rc < 0)
-        return rc == -ENODATA ? bad(io, -EILSEQ, "not an HDF5-like file (too short)") : rc;
-    if (memcmp(b, h5_sig, 8) || memcmp(b + 16, "lbh5", 4))
-        return bad(io, -EILSEQ, "not an HDF5-like file laid out by luabench");
-    if ((rc = pread_all(fd, b, H5_OH, rd64(b + 24), io)) < 0)
-        return rc;
-    if (memcmp(b, "OHDR", 4))
-        return bad(io, -EILSEQ, "HDF5-like file without its dataset header");
-    uint64_t spf = rd64(b + 24), L = rd64(b + 32), C = rd64(b + 40), nc = rd64(b + 48);
-    uint64_t idx = rd64(b + 56);
-    if (j >= spf || C == 0 || (j * L + L + C - 1) / C > nc)
-        return bad(io, -EILSEQ, "HDF5-like file with fewer samples than expected");
-    uint64_t c0 = j * L / C, c1 = (j * L + L - 1) / C;
-    if (16 * (c1 - c0 + 1) > io->buflen)
-        return bad(io, -EFBIG, "HDF5-like sample spans more chunks than the buffer holds");
-    if ((rc = pread_all(fd, b, 16 * (c1 - c0 + 1), idx + 16 * c0, io)) < 0)
-        return rc;
-    uint64_t addr[64];
-    for (uint64_t c = c0; c <= c1 && rc == 0; c += 64) {
-        uint64_t n = c1 - c + 1 < 64 ? c1 - c + 1 : 64, csize = 0;
-        for (uint64_t i = 0; i < n; i++)
-            addr[i] = rd64(b + 16 * (c - c0 + i)), csize = rd64(b + 16 * (c - c0 + i) + 8);
-        for (uint64_t i = 0; i < n && rc == 0; i++)
-            rc = read_span(fd, addr[i], csize, UINT64_MAX, io);     /* a chunk at once */
-        if (rc == 0 && c + 64 <= c1)            /* the index again, past the data */
-            rc = pread_all(fd, b, 16 * (c1 - c0 + 1), idx + 16 * c0, io);
-    }
-    *len = L;
     return rc;
 }

@@ -1,8 +1,8 @@
 /*
  * Container layouts of a training dataset (train_data.c, train.c): files
  * written as numpy.savez writes an npz, as TensorFlow's TFRecordWriter
- * writes a TFRecord file, or in an HDF5-like chunked layout, and read the
- * way np.load, tf.data.TFRecordDataset and h5py read them.  Raw files
+ * writes a TFRecord file, or as h5py writes an HDF5 file (train_hdf5.c),
+ * and read the way np.load, tf.data.TFRecordDataset and h5py read them.  Raw files
  * (bytes and nothing else) are not here.  Internal to core/train.
  */
 #ifndef LB_TRAIN_FMT_H
@@ -18,7 +18,7 @@
 struct lb_fmt_shape {
     uint32_t spf;                /* samples in the file */
     uint64_t len;                /* bytes per sample */
-    uint64_t chunk;              /* hdf5: bytes per chunk */
+    uint64_t chunk;              /* hdf5: bytes per chunk, 0: contiguous */
     int deflate;                 /* npz: members deflated (savez_compressed) */
 };
 
@@ -38,7 +38,8 @@ struct lb_fmt_io {
     size_t buflen;
     uint64_t transfer;           /* bytes per data read */
     uint64_t bytes;              /* read, added to */
-    uint64_t member;             /* npz: bytes of x's array (no header) */
+    uint64_t member;             /* npz: bytes of x's array (no header);
+                                    hdf5: its longest read */
     char *zbuf;                  /* npz deflated: inflated bytes, zlen of
                                     them (malloc'd on first use; free it) */
     size_t zlen;
@@ -61,10 +62,13 @@ int lb_fmt_npz_read(int fd, struct lb_fmt_io *io);
 #define LB_FMT_DIRECT_ALIGN 4096u
 int lb_fmt_npz_read_whole(int fd, uint64_t size, struct lb_fmt_io *io);
 
-/* h5py's read of sample j of dataset records_0: the superblock, the
- * dataset's object header, its chunk index entries for the sample, then
- * each chunk it touches whole.  Sets *len to the sample's bytes. */
-int lb_fmt_hdf5_read(int fd, uint64_t j, struct lb_fmt_io *io, uint64_t *len);
+/* h5py's File(path, 'r')['records_0'][j] on fd, open on path, as libhdf5
+ * 1.10 reads it (train_hdf5.c): the superblock, the root group's and the
+ * dataset's object headers, then the sample through the sieve buffer or,
+ * chunked, the chunk index and the chunks it touches.  Sets *len to the
+ * sample's bytes.  0, -errno, or -EILSEQ / -ENOTSUP with io->msg. */
+int lb_fmt_hdf5_read(int fd, const char *path, uint64_t j, struct lb_fmt_io *io,
+                     uint64_t *len);
 
 /* TFRecord framing, parsed from a stream fed in pieces of any size. */
 struct lb_fmt_tf {

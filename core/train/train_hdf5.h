@@ -1,0 +1,45 @@
+/*
+ * HDF5 files as h5py.File(name, 'w', libver='latest') writes DLIO's: the
+ * dataset records_0 of shape (samples, sample bytes), uint8, contiguous or
+ * chunked with a Fixed Array index, and labels, int64 zeros.  The writer
+ * here only plans the file and builds its metadata; train_fmt.c writes the
+ * data around it.  The reader (lb_fmt_hdf5_read, train_fmt.h) lives here
+ * too.  Internal to core/train.
+ */
+#ifndef LB_TRAIN_HDF5_H
+#define LB_TRAIN_HDF5_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "train/train_fmt.h"
+
+#define LB_H5_MAX_CHUNKS (1ull << 24)   /* chunks per file the writer allows */
+#define LB_H5_MAX_CHUNK ((1ull << 32) - 1)  /* HDF5's largest chunk, bytes */
+
+struct lb_h5_plan {
+    uint64_t rows, cols;         /* records_0's shape */
+    uint64_t crows, ccols;       /* chunk shape; 0: contiguous */
+    uint64_t nchunks, cbytes;    /* chunks and bytes per chunk */
+    uint64_t meta;               /* bytes of metadata from offset 0 */
+    uint64_t data, data_len;     /* records_0's data (chunks back to back) */
+    uint64_t labels;             /* labels' data, 8 bytes per sample */
+    uint64_t eof;                /* the file's size */
+    uint64_t root, dset, lab, fahd, fadb;   /* object headers, chunk index */
+};
+
+/* Jenkins' lookup3 hashlittle with initval 0: HDF5's metadata checksum. */
+uint32_t lb_h5_checksum(const void *p, size_t n);
+
+/* The chunk shape of chunk_size bytes for samples of len bytes (0:
+ * contiguous): whole samples per chunk, or below one sample pieces of it.
+ * 0, or -EFBIG when a chunk or the chunk count passes what is written. */
+int lb_h5_chunks(uint64_t spf, uint64_t len, uint64_t chunk, uint64_t *rows, uint64_t *cols);
+
+/* The file of shape s: 0, or -EFBIG as lb_h5_chunks. */
+int lb_h5_plan(const struct lb_fmt_shape *s, struct lb_h5_plan *p);
+
+/* Its metadata, p->meta bytes (superblock, object headers, chunk index;
+ * zeros up to the data), malloc'd into *out.  0 or -ENOMEM. */
+int lb_h5_meta(const struct lb_h5_plan *p, uint8_t **out);
+
+#endif
