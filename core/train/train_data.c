@@ -613,11 +613,13 @@ int lb_dataset_manifest_check(struct lb_dataset *d, char *what, size_t wlen,
         d->recorded &= !strcmp(old[k], cur[k]);
     d->matched = 1;
     d->trusted = c->relayout ? 0 : d->laid_before < c->files ? d->laid_before : c->files;
-    for (int k = 0; k < M_FILES; k++) {
+    for (int k = 0; k < M_N; k++) {
         if (!strcmp(old[k], cur[k]) || (k == M_DIRECT && !direct_matters(c)))
             continue;
-        if (k == M_CHUNK && c->container != LB_TRAIN_HDF5)
+        if ((k == M_CHUNK && c->container != LB_TRAIN_HDF5) || k == M_FILES)
             continue;
+        if (k == M_FORMAT && strcmp(old[k], "hdf5"))
+            continue;                   /* the record's name says the format */
         snprintf(what, wlen, "%s=%s (this run: %s)", manifest_keys[k], old[k], cur[k]);
         d->matched = 0;
         d->trusted = 0;

@@ -8,7 +8,8 @@
 # central directory, local header, name, .npy magic and dict, then the data
 # in transfer_size reads; tfrecord per file one open and a stream of
 # transfer_size reads to the end; hdf5 per sample open, superblock, object
-# header, chunk index and each chunk the sample touches.  direct=true npz
+# headers, the sieve buffer or the chunk index and each chunk the sample
+# touches.  direct=true npz
 # (DLIO's O_DIRECT reader): per sample an O_DIRECT open, fstat and one read
 # of the whole file rounded up to 4 KiB, the laid out set reused; numpy's
 # own files, stored and deflated, read so too, a broken one refused.
@@ -114,13 +115,15 @@ expect "tfrecord reads at 4k (6 + end of file)" "$(count "$s" pread64)" 27
 grep -F "$tmp/tfrecord/shard_0000.tfrecord" st.txt | grep -E 'pread64' | head -1 | grep -q ', 4096, 0)' ||
   fail "tfrecord stream does not start with a 4 KiB read at 0"
 
-# hdf5: chunk = one sample: superblock, object header, index, chunk
+# hdf5 (test_train_hdf5.sh has more): contiguous, per sample 3 superblock
+# reads, 2 object headers, the sieve buffer; 4k chunks: the Fixed Array's
+# header and data block, then 3 chunks
 s=$(trace hdf5)
 expect "hdf5 opens (one per sample)" "$(count "$s" openat)" 8
-expect "hdf5 preads (4 per sample)" "$(count "$s" pread64)" 32
+expect "hdf5 preads (6 per sample)" "$(count "$s" pread64)" 48
 rm -rf "$tmp/hdf5"
 s=$(trace hdf5 chunk=4k)
-expect "hdf5 preads with 4k chunks (3 + 3 chunks per sample)" "$(count "$s" pread64)" 48
+expect "hdf5 preads with 4k chunks (7 + 3 chunks per sample)" "$(count "$s" pread64)" 80
 
 # raw: packed files opened once, one pread per sample
 s=$(trace raw)

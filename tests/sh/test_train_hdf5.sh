@@ -1,0 +1,188 @@
+#!/usr/bin/env bash
+# Description: lb.train format=hdf5 lays out real HDF5 files (h5py opens
+# them: records_0 uint8 (samples, sample bytes) holding the bytes written,
+# labels int64 zeros; contiguous, chunked over a Fixed Array, paged, or one
+# chunk) and reads them with libhdf5 1.10's syscalls per sample (open,
+# fstat, flock, 3 superblock reads, lstat, 2 header reads, then the sieve
+# buffer or the chunk index and chunks), counted with strace and, where
+# h5py is there, compared read for read with h5py's own; h5py's files are
+# read too; a bad checksum or a cut file fails naming it (exit 1), a data
+# set of the earlier HDF5-like layout is refused (exit 2) or laid out again
+# with relayout=1, and chunk counts past the writer's are refused (exit 2).
+# lb-test: labels noleak (LeakSanitizer under ptrace)
+. "$(dirname "$0")/lib.sh"
+tmp=$(lb_tmpdir)
+cd "$tmp" || fail "cd $tmp"
+PY=
+for p in python3 /usr/bin/python3; do
+  "$p" -c 'import h5py' 2>/dev/null && PY=$p && break
+done
+[ -n "$PY" ] || echo "h5py is not installed: the files are not opened with h5py"
+tracing=1
+command -v strace >/dev/null || tracing=0
+[ $tracing = 1 ] && { strace -f -e trace=pread64 -o /dev/null true 2>/dev/null || tracing=0; }
+[ $tracing = 1 ] || echo "strace cannot trace here: the syscalls are not counted"
+
+cat > run.lua <<'LUA'
+local t = {dir = args.dir, files = 2, samples_per_file = tonumber(args.spf or 4),
+           sample_size = args.size or "10k", batch_size = args.list and 1 or 2, read_threads = 1,
+           compute_time = 0, shuffle = "none", format = "hdf5"}
+if args.chunk then t.chunk_size = args.chunk end
+if args.relayout then t.relayout = true end
+if args.list then t.dir = {args.dir}; t.files = 1 end
+local r = lb.train(t)
+print(string.format("samples=%d bytes=%d laid=%d", r.samples, r.bytes, r.layout.files))
+LUA
+
+# check.py FILE SPF SIZE: h5py's view of a file lb laid out, its bytes
+# those on disk where the layout says they are.
+cat > check.py <<'PY'
+import sys, h5py, numpy as np
+path, spf, size = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+raw = open(path, "rb").read()
+with h5py.File(path, "r") as f:
+    assert sorted(f.keys()) == ["labels", "records_0"], list(f.keys())
+    d, l = f["records_0"], f["labels"]
+    assert d.shape == (spf, size) and d.dtype == np.uint8, (d.shape, d.dtype)
+    assert l.shape == (spf,) and l.dtype == np.int64 and not l[:].any()
+    a = d[:]
+    if d.chunks is None:
+        at = d.id.get_offset()
+        assert (np.frombuffer(raw, np.uint8, spf * size, at).reshape(spf, size) == a).all()
+    else:
+        r, c = d.chunks
+        for i in range(d.id.get_num_chunks()):
+            ci = d.id.get_chunk_info(i)
+            y, x = ci.chunk_offset
+            blk = np.frombuffer(raw, np.uint8, r * c, ci.byte_offset).reshape(r, c)
+            h, w = min(r, spf - y), min(c, size - x)
+            assert (blk[:h, :w] == a[y:y + h, x:x + w]).all(), ("chunk", i)
+    at = d.id.get_offset() if d.chunks is None else d.id.get_chunk_info(0).byte_offset
+    stamp = np.frombuffer(raw[at:at + 16], np.uint64)   # luabench's stamp on the data
+    assert at % 4096 == 0 and stamp[1] == at, (at, stamp)
+    print("chunks", d.chunks)
+PY
+
+# lay NAME SPF SIZE [k=v...]: lays out dir NAME, checks its files with h5py.
+lay() {
+  local name=$1 spf=$2 size=$3; shift 3
+  "$LUABENCH" --quiet run.lua dir="$tmp/$name" spf="$spf" size="$size" "$@" > out.txt ||
+    fail "$name: the run failed"
+  contains "$(cat out.txt)" "samples=$((2 * spf))" "$name: samples"
+  [ -z "$PY" ] && return
+  local bytes
+  bytes=$(numfmt --from=iec "${size^^}")
+  for f in "$tmp/$name"/shard_*.hdf5; do
+    "$PY" check.py "$f" "$spf" "$bytes" > py.txt 2>&1 || fail "$name: h5py: $(tail -3 py.txt)"
+  done
+}
+lay contig 4 10k
+grep -q 'chunks None' py.txt 2>/dev/null || [ -z "$PY" ] || fail "contig: not contiguous"
+lay chunk4k 4 10k chunk=4k
+lay chunk2 4 10k chunk=20k
+lay single 4 10k chunk=40k
+lay paged 4 2k chunk=4
+[ -z "$PY" ] || contains "$(cat py.txt)" "(1, 4)" "paged: chunks of 4 bytes"
+if command -v h5dump >/dev/null; then
+  h=$(h5dump -H "$tmp/chunk4k/shard_0000.hdf5")
+  contains "$h" 'DATASPACE  SIMPLE { ( 4, 10240 ) / ( 4, 10240 ) }' "h5dump: records_0's shape"
+  contains "$h" 'H5T_STD_U8LE' "h5dump: uint8"
+  contains "$h" 'H5T_STD_I64LE' "h5dump: labels int64"
+fi
+
+# syscalls per sample: 8 samples of 10 KiB, 2 files of 4
+# trace DIR ARGS...: the traced run's calls on the data set's files
+trace() {
+  local d=$1; shift
+  strace -f -y -e trace=openat,pread64,newfstatat,flock -o st.txt \
+    "$LUABENCH" --quiet run.lua dir="$d" "$@" > out.txt || fail "$d: traced run failed"
+  grep -F "$d/shard_" st.txt | sed -E 's/^[0-9]+ +//; s/\(.*//' | grep -v '^<'
+}
+count() { printf '%s\n' "$1" | grep -cx "$2"; }
+expect() { [ "$2" -eq "$3" ] || fail "$1: $2, expected $3"; }
+if [ $tracing = 1 ]; then
+  s=$(trace "$tmp/contig")
+  expect "contiguous opens (one a sample)" "$(count "$s" openat)" 8
+  expect "contiguous fstat and lstat" "$(count "$s" newfstatat)" 16
+  expect "contiguous flock" "$(count "$s" flock)" 8
+  expect "contiguous preads (3 superblock, 2 headers, the sieve)" "$(count "$s" pread64)" 48
+  grep -F "$tmp/contig/shard_0000" st.txt | grep -q 'pread64(.*, 40960, 4096)' ||
+    fail "contiguous: sample 0 not read through the sieve (40960 bytes at 4096)"
+  grep -F "$tmp/contig/shard_0000" st.txt | grep -q 'pread64(.*, 512, 48)' ||
+    fail "contiguous: no speculative 512-byte read of the root group's header"
+  s=$(trace "$tmp/chunk4k" chunk=4k)
+  expect "chunked preads (5, FAHD, FADB, 3 chunks)" "$(count "$s" pread64)" 80
+  s=$(trace "$tmp/single" chunk=40k)
+  expect "single chunk preads (5, the chunk)" "$(count "$s" pread64)" 48
+fi
+
+if [ -n "$PY" ]; then
+  # h5py's files: contiguous, chunked, two rows a chunk, paged, edge chunks
+  "$PY" - "$tmp" <<'PY' || fail "h5py could not write its files"
+import sys, h5py, numpy as np
+for name, shape, chunks in (("c", (8, 4096), None), ("k", (8, 4096), (1, 4096)),
+                            ("k2", (8, 4096), (2, 4096)), ("p", (1500, 512), (1, 512)),
+                            ("e", (5, 3000), (2, 1000)), ("b", (4, 96000), None)):
+    with h5py.File(f"{sys.argv[1]}/{name}.h5", "w", libver="latest") as f:
+        data = np.arange(np.prod(shape), dtype=np.uint64).astype(np.uint8).reshape(shape)
+        f.create_dataset("records_0", shape, dtype=np.uint8, data=data, chunks=chunks)
+        f.create_dataset("labels", data=[0] * shape[0])
+PY
+  cat > rd.py <<'PY'
+import sys, h5py
+for i in range(int(sys.argv[2])):
+    f = h5py.File(sys.argv[1], "r"); f["records_0"][i]; f.close()
+PY
+  for x in c:8 k:8 k2:8 p:1500 e:5 b:4; do
+    n=${x#*:}; f="$tmp/${x%:*}.h5"
+    out=$("$LUABENCH" --quiet run.lua dir="$f" list=1 spf="$n") || fail "$f: exit $?"
+    contains "$out" "samples=$n " "h5py's ${x%:*}.h5 read"
+    [ $tracing = 1 ] || continue
+    calls() { grep -F "$f" "$1" | sed -E 's/^[0-9]+ +//' |
+      sed -E 's/^pread64\(.*, ([0-9]+), ([0-9]+)\).*/pread64 \1 \2/; s/^(openat|newfstatat|flock)\(.*/\1/'; }
+    strace -f -y -e trace=openat,pread64,newfstatat,flock -o h5py.st "$PY" rd.py "$f" "$n" ||
+      fail "h5py could not read $f"
+    strace -f -y -e trace=openat,pread64,newfstatat,flock -o lb.st \
+      "$LUABENCH" --quiet run.lua dir="$f" list=1 spf="$n" > /dev/null || fail "$f: traced"
+    calls h5py.st > h5py.seq
+    calls lb.st > lb.seq
+    diff h5py.seq lb.seq > diff.txt || fail "$f: reads other than h5py's: $(head -8 diff.txt)"
+  done
+fi
+
+# broken files: a superblock byte, a header byte, a file cut short
+cp "$tmp/contig/shard_0000.hdf5" "$tmp/sb.hdf5"
+printf '\x01' | dd of="$tmp/sb.hdf5" bs=1 seek=30 conv=notrunc status=none
+expect_exit 1 "sb.hdf5: bad checksum in the HDF5 superblock" \
+  "$LUABENCH" --quiet run.lua dir="$tmp/sb.hdf5" list=1
+cp "$tmp/contig/shard_0000.hdf5" "$tmp/oh.hdf5"
+printf '\x07' | dd of="$tmp/oh.hdf5" bs=1 seek=$((48 + 87 + 20)) conv=notrunc status=none
+expect_exit 1 "oh.hdf5: bad checksum in the object header of records_0" \
+  "$LUABENCH" --quiet run.lua dir="$tmp/oh.hdf5" list=1
+head -c 20000 "$tmp/contig/shard_0001.hdf5" > "$tmp/cut.hdf5"
+expect_exit 1 "cut.hdf5: HDF5 file cut short" "$LUABENCH" --quiet run.lua dir="$tmp/cut.hdf5" list=1
+printf 'not hdf5' > "$tmp/foreign.hdf5"
+expect_exit 1 "foreign.hdf5: not an HDF5 file" \
+  "$LUABENCH" --quiet run.lua dir="$tmp/foreign.hdf5" list=1
+printf '\x01' | dd of="$tmp/contig/shard_0001.hdf5" bs=1 seek=30 conv=notrunc status=none
+expect_exit 1 "shard_0001.hdf5: bad checksum in the HDF5 superblock" \
+  "$LUABENCH" --quiet run.lua dir="$tmp/contig"
+
+# a data set of the earlier HDF5-like layout, as its record says
+rec="$tmp/contig/.luabench-shard.hdf5.layout"
+old=$(sed 's/^format .*/format hdf5/' "$rec")
+printf '%s\n' "$old" > "$rec"          # in place: the file stays luabench's
+expect_exit 2 "holds the HDF5-like files of an earlier luabench" \
+  "$LUABENCH" --quiet run.lua dir="$tmp/contig"
+out=$("$LUABENCH" --quiet run.lua dir="$tmp/contig" relayout=1 2>/dev/null) ||
+  fail "relayout=1 of the HDF5-like set: exit $?"
+contains "$out" "samples=8 " "relaid set read"
+grep -qx 'format hdf5 libver=latest' "$rec" ||
+  fail "the record does not say the files are HDF5 now"
+[ -z "$PY" ] || "$PY" check.py "$tmp/contig/shard_0001.hdf5" 4 10240 > /dev/null ||
+  fail "the relaid file is not HDF5 to h5py"
+
+# chunks past what is written
+expect_exit 2 "format=hdf5: chunk_size makes chunks of 4 GiB or more" \
+  "$LUABENCH" --quiet run.lua dir="$tmp/many" size=8m chunk=1
+pass
