@@ -63,7 +63,7 @@ struct lb_hist;
 
 enum lb_train_format { LB_TRAIN_ONE_PER_FILE, LB_TRAIN_PACKED };
 /* What a file holds around its samples (train_fmt.h): nothing, an npz
- * (numpy.savez), TFRecord records, or an HDF5-like chunked dataset. */
+ * (numpy.savez), TFRecord records, or an HDF5 file as h5py writes it. */
 enum lb_train_container { LB_TRAIN_RAW, LB_TRAIN_NPZ, LB_TRAIN_TFRECORD, LB_TRAIN_HDF5 };
 enum lb_train_shuffle { LB_SHUFFLE_NONE, LB_SHUFFLE_FILE, LB_SHUFFLE_SAMPLE };
 enum lb_train_dist { LB_TRAIN_FIXED, LB_TRAIN_UNIFORM, LB_TRAIN_NORMAL };
@@ -118,7 +118,7 @@ struct lb_train_cfg {
                                     numpy's and TensorFlow's 256 KiB */
     uint32_t shuffle_size;       /* tfrecord, shuffle=sample: samples in the
                                     shuffle buffer (DLIO's 1024) */
-    uint64_t chunk_size;         /* hdf5: bytes per chunk, 0: one sample */
+    uint64_t chunk_size;         /* hdf5: bytes per chunk, 0: contiguous */
     bool compressed;             /* npz: members laid out deflated (DLIO's
                                     compression: zip, savez_compressed) */
     uint32_t batch_size;

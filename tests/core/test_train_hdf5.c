@@ -1,0 +1,86 @@
+/*
+ * Description: HDF5's metadata checksum (lookup3 hashlittle, initval 0)
+ * gives the published values and the checksum h5py wrote into a version 3
+ * superblock; the plan of a file puts records_0 contiguous by default,
+ * chunks of whole samples or of pieces of one as chunk_size asks, a Fixed
+ * Array only past one chunk, its data 4 KiB aligned and the file's end
+ * after the labels, and refuses chunks of 4 GiB or more than 2^24 of them.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "train/train_hdf5.h"
+
+static int failures;
+
+#define CHECK(cond)                                                      \
+    do {                                                                 \
+        if (!(cond)) {                                                   \
+            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, #cond);   \
+            failures++;                                                  \
+        }                                                                \
+    } while (0)
+
+/* The first 44 bytes of a superblock h5py 3.7 (libhdf5 1.10.8) wrote. */
+static const unsigned char h5py_sb[44] = {
+    0x89, 0x48, 0x44, 0x46, 0x0d, 0x0a, 0x1a, 0x0a, 0x03, 0x08, 0x08, 0x00,
+    0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+    0x40, 0x88, 0, 0, 0, 0, 0, 0, 0x30, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static void checksums(void)
+{
+    const char *fs = "Four score and seven years ago";
+    CHECK(lb_h5_checksum("", 0) == 0xdeadbeefu);
+    CHECK(lb_h5_checksum(fs, strlen(fs)) == 0x17770551u);
+    CHECK(lb_h5_checksum(h5py_sb, sizeof h5py_sb) == 0x90f792a7u);
+}
+
+static void plans(void)
+{
+    struct lb_h5_plan p;
+    struct lb_fmt_shape s = {.spf = 4, .len = 10240};
+    CHECK(lb_h5_plan(&s, &p) == 0 && p.crows == 0 && p.nchunks == 0);
+    CHECK(p.data % 4096 == 0 && p.data_len == 40960 && p.labels == p.data + 40960);
+    CHECK(p.eof == p.labels + 32 && p.fahd == 0);
+    s.chunk = 20 << 10;                 /* two samples a chunk */
+    CHECK(lb_h5_plan(&s, &p) == 0 && p.crows == 2 && p.ccols == 10240 && p.nchunks == 2);
+    CHECK(p.fahd && p.fadb == p.fahd + 28 && p.fadb < p.data);
+    s.chunk = 4096;                     /* three pieces a sample, the last padded */
+    CHECK(lb_h5_plan(&s, &p) == 0 && p.crows == 1 && p.ccols == 4096 && p.nchunks == 12);
+    CHECK(p.data_len == 12 * 4096);
+    s.chunk = 1 << 20;                  /* more than the file: one chunk */
+    CHECK(lb_h5_plan(&s, &p) == 0 && p.crows == 4 && p.nchunks == 1 && p.fahd == 0);
+    s.chunk = 4;                        /* 10240 chunks: a paged Fixed Array */
+    CHECK(lb_h5_plan(&s, &p) == 0 && p.nchunks == 10240 && p.data > 10240 * 8);
+    s.chunk = 1;
+    s.len = 8 << 20;
+    CHECK(lb_h5_plan(&s, &p) == -EFBIG);
+    s.len = 5ull << 30;
+    s.chunk = 5ull << 30;
+    CHECK(lb_h5_plan(&s, &p) == -EFBIG);
+}
+
+static void metadata(void)
+{
+    struct lb_h5_plan p;
+    struct lb_fmt_shape s = {.spf = 4, .len = 10240, .chunk = 4};
+    unsigned char *m;
+    CHECK(lb_h5_plan(&s, &p) == 0 && lb_h5_meta(&p, &m) == 0);
+    CHECK(!memcmp(m, h5py_sb, 12));     /* signature, version 3, sizes 8 */
+    CHECK(lb_h5_checksum(m, 44) == (uint32_t)(m[44] | m[45] << 8 | m[46] << 16 |
+                                             (uint32_t)m[47] << 24));
+    CHECK(!memcmp(m + p.root, "OHDR", 4) && !memcmp(m + p.dset, "OHDR", 4));
+    CHECK(!memcmp(m + p.fahd, "FAHD", 4) && !memcmp(m + p.fadb, "FADB", 4));
+    free(m);
+}
+
+int main(void)
+{
+    checksums();
+    plans();
+    metadata();
+    return failures ? 1 : 0;
+}
