@@ -544,11 +544,13 @@ static int space(struct h5r *r, const uint8_t *d, uint64_t size, struct h5set *s
 
 static int layout(struct h5r *r, const uint8_t *d, uint64_t size, struct h5set *s)
 {
-    if (size < 18 || (d[0] != 3 && d[0] != 4) || d[1] == 0 || d[1] > 2)
+    if (size < 5 || (d[0] != 3 && d[0] != 4) || d[1] == 0 || d[1] > 2)
         return bad(r->io, -ENOTSUP, "records_0 is neither contiguous nor chunked (compact, "
                    "virtual or an old layout version): not supported");
     s->layout = d[1];
     if (d[1] == 1) {
+        if (size < 18)
+            return bad(r->io, -EILSEQ, "records_0: a malformed contiguous layout");
         s->addr = get(d + 2, 8);
         s->size = get(d + 10, 8);
         return 0;
@@ -664,7 +666,7 @@ static int fixed_array_get(struct h5r *r, const struct h5set *s, uint64_t total,
             a[i] = get(b + FADB_PREFIX + 8 * (lo + i), 8);
         return 0;
     }
-    uint8_t map[(1u << 20) / 8];         /* the bitmap: pages of at most 2^20 x 2^30 */
+    uint8_t map[4096];                  /* the bitmap: up to 2^15 pages */
     if (bm > sizeof map)
         return bad(r->io, -EFBIG, "records_0: a Fixed Array of too many pages");
     memcpy(map, b + FADB_PREFIX, bm);
