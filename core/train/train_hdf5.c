@@ -11,18 +11,20 @@
  *
  * The reader is h5py's File(f, 'r')['records_0'][j] as libhdf5 1.10 does
  * it: fstat and a shared flock, the signature (8 bytes), the superblock
- * (16, then the rest), an lstat of the name, a 512-byte speculative read
- * of the root group's header and of the dataset's, then for contiguous
- * data the sieve buffer (64 KiB from the sample, at most to the data's
- * end) or, for a larger sample, the sample itself; for chunked data the
- * index (FAHD, the data block or its page) and each chunk the sample
- * touches whole, or only the sample's part of a chunk larger than the
- * chunk cache (1 MiB).  It parses what it reads and checks the checksums,
- * so files that h5py wrote are read too; filters, dense groups, other
- * chunk indexes and superblocks before version 2 are refused by name.
+ * (16, then the rest), getcwd for a relative name and an lstat of it, a
+ * 512-byte speculative read of the root group's header and of the
+ * dataset's, then for contiguous data the sieve buffer (64 KiB from the
+ * sample, at most to the data's end) or, for a larger sample, the sample
+ * itself; for chunked data the index (FAHD, the data block or its page)
+ * and each chunk the sample touches whole, or only the sample's part of a
+ * chunk larger than the chunk cache (1 MiB).  It parses what it reads and
+ * checks the checksums, so files that h5py wrote are read too; filters,
+ * dense groups, other chunk indexes and superblocks before version 2 are
+ * refused by name.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -502,10 +504,11 @@ static int next(const uint8_t **m, const uint8_t *end, int crt, int *type, int *
 /* The root group's hard link named records_0. */
 static int find_records(struct h5r *r, uint64_t root, uint64_t *addr)
 {
-    const uint8_t *m, *d;
-    uint64_t len, size;
+    const uint8_t *m = NULL, *d;
+    uint64_t len = 0, size;
     int crt, type, flags, k, rc = header(r, root, "the root group", &m, &len, &crt);
-    for (const uint8_t *end = m + len; rc == 0 && (k = next(&m, end, crt, &type, &flags, &d, &size));) {
+    const uint8_t *end = m + len;
+    while (rc == 0 && (k = next(&m, end, crt, &type, &flags, &d, &size))) {
         if (k < 0)
             return bad(r->io, -EILSEQ, "a malformed message in the root group's header");
         if (type == 0x11)
@@ -576,10 +579,11 @@ static int layout(struct h5r *r, const uint8_t *d, uint64_t size, struct h5set *
 /* records_0's shape, type and layout from its object header. */
 static int dataset(struct h5r *r, uint64_t addr, struct h5set *s)
 {
-    const uint8_t *m, *d;
-    uint64_t len, size;
+    const uint8_t *m = NULL, *d;
+    uint64_t len = 0, size;
     int crt, type, flags, k, rc = header(r, addr, "records_0", &m, &len, &crt), seen = 0;
-    for (const uint8_t *end = m + len; rc == 0 && (k = next(&m, end, crt, &type, &flags, &d, &size));) {
+    const uint8_t *end = m + len;
+    while (rc == 0 && (k = next(&m, end, crt, &type, &flags, &d, &size))) {
         if (k < 0)
             return bad(r->io, -EILSEQ, "a malformed message in records_0's header");
         if ((type == 1 || type == 3 || type == 8) && flags & 0x02)
@@ -745,6 +749,10 @@ int lb_fmt_hdf5_read(int fd, const char *path, uint64_t j, struct lb_fmt_io *io,
         return -errno;
     (void)flock(fd, LOCK_SH | LOCK_NB);  /* libhdf5's lock; closing drops it */
     int rc = superblock(&r, &root);
+    if (rc == 0 && path[0] != '/') {
+        char cwd[PATH_MAX];             /* a relative name made absolute */
+        (void)!getcwd(cwd, sizeof cwd);
+    }
     if (rc == 0)
         (void)fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW);   /* its name resolved */
     if (rc == 0)

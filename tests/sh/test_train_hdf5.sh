@@ -139,7 +139,8 @@ PY
     contains "$out" "samples=$n " "h5py's ${x%:*}.h5 read"
     [ $tracing = 1 ] || continue
     calls() { grep -F "$f" "$1" | sed -E 's/^[0-9]+ +//' |
-      sed -E 's/^pread64\(.*, ([0-9]+), ([0-9]+)\).*/pread64 \1 \2/; s/^(openat|newfstatat|flock)\(.*/\1/'; }
+      sed -E 's/^pread64\(.*, ([0-9]+), ([0-9]+)\).*/pread64 \1 \2/' |
+      sed -E 's/^(openat|newfstatat|flock)\(.*/\1/'; }
     strace -f -y -e trace=openat,pread64,newfstatat,flock -o h5py.st "$PY" rd.py "$f" "$n" ||
       fail "h5py could not read $f"
     strace -f -y -e trace=openat,pread64,newfstatat,flock -o lb.st \
