@@ -507,6 +507,8 @@ static int find_records(struct h5r *r, uint64_t root, uint64_t *addr)
     const uint8_t *m = NULL, *d;
     uint64_t len = 0, size;
     int crt, type, flags, k, rc = header(r, root, "the root group", &m, &len, &crt);
+    if (rc < 0)
+        return rc;
     const uint8_t *end = m + len;
     while (rc == 0 && (k = next(&m, end, crt, &type, &flags, &d, &size))) {
         if (k < 0)
@@ -582,6 +584,8 @@ static int dataset(struct h5r *r, uint64_t addr, struct h5set *s)
     const uint8_t *m = NULL, *d;
     uint64_t len = 0, size;
     int crt, type, flags, k, rc = header(r, addr, "records_0", &m, &len, &crt), seen = 0;
+    if (rc < 0)
+        return rc;
     const uint8_t *end = m + len;
     while (rc == 0 && (k = next(&m, end, crt, &type, &flags, &d, &size))) {
         if (k < 0)

@@ -2,9 +2,10 @@
  * Fuzzes the training readers' parsers, the door through which a user's
  * existing dataset (dir= a glob or a list) comes in: any bytes, read as an
  * npz file by np.load's reads (lb_fmt_npz_read), by DLIO's O_DIRECT
- * reader's one read (lb_fmt_npz_read_whole), and as a TFRecord stream fed
- * in pieces of the sizes the first byte gives (lb_fmt_tf_feed).  The
- * input is the file, held in a memfd.
+ * reader's one read (lb_fmt_npz_read_whole), as an HDF5 file by h5py's
+ * reads of one sample (lb_fmt_hdf5_read, the sample the last byte gives),
+ * and as a TFRecord stream fed in pieces of the sizes the first byte gives
+ * (lb_fmt_tf_feed).  The input is the file, held in a memfd.
  *
  * Checked: nothing crashes or reads outside its buffers; a refusal says
  * why; an npz member accepted lies within the file (or, inflated, within
@@ -13,6 +14,7 @@
  */
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -49,6 +51,18 @@ static void npz(int fd, size_t size, char *buf)
     if (rc == 0)
         check(io.member <= size || io.zbuf);
     free(io.zbuf);
+}
+
+static void hdf5(int fd, const uint8_t *data, size_t size, char *buf)
+{
+    struct lb_fmt_io io = { .buf = buf, .buflen = BUFLEN, .transfer = BUFLEN };
+    char path[64];
+    uint64_t len = 0;
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    int rc = lb_fmt_hdf5_read(fd, path, size ? data[size - 1] % 4 : 0, &io, &len);
+    refusal_said(rc, &io);
+    (void)len;                  /* unallocated chunks read as fill, past the end */
+    free(io.zbuf);              /* the chunk addresses */
 }
 
 struct tf_sum {
@@ -95,6 +109,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (write(fd, data, size) != (ssize_t)size)
         abort();
     npz(fd, size, buf);
+    hdf5(fd, data, size, buf);
     close(fd);
     tfrecord(data, size);
     return 0;
