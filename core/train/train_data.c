@@ -674,6 +674,59 @@ int lb_dataset_manifest_write(const struct lb_dataset *d, char *err, size_t len)
     return 0;
 }
 
+/* ---- the evaluation's schedule and cfg ---- */
+
+/* DLIO's run(): next_eval_epoch = eval_after_epoch; after epoch e, when
+ * e >= next_eval_epoch, next_eval_epoch += epochs_between_evals. */
+int lb_train_eval_due(const struct lb_train_cfg *c, uint32_t epoch)
+{
+    uint32_t first = c->eval_after_epoch ? c->eval_after_epoch : 1;
+    uint32_t every = c->eval_every ? c->eval_every : 1;
+    return c->do_eval && epoch >= first && (epoch - first) % every == 0;
+}
+
+uint32_t lb_train_evals(const struct lb_train_cfg *c)
+{
+    uint32_t n = 0;
+    for (uint32_t e = 1; c->do_eval && e <= c->epochs; e++)
+        n += lb_train_eval_due(c, e) != 0;
+    return n;
+}
+
+/* DLIO reads the valid set as the train one (the same readers, prefetch,
+ * shuffle and seed, drop_last, each rank its contiguous shard), in
+ * batches of batch_size_eval, computing eval_time per step; its _eval
+ * has no barrier, no step cap and no checkpoint. */
+int lb_train_eval_cfg(const struct lb_train_cfg *c, struct lb_train_cfg *e, char *dir,
+                      size_t len)
+{
+    *e = *c;
+    e->valid = true;
+    e->do_eval = false;
+    e->files = c->eval_files;
+    e->batch_size = c->eval_batch_size;
+    e->compute_ns = c->eval_ns;
+    e->num_subfolders = c->eval_subfolders;
+    e->epochs = lb_train_evals(c);
+    e->epochs = e->epochs ? e->epochs : 1;
+    e->barrier = false;
+    e->total_training_steps = 0;
+    e->checkpoint_steps = 0;
+    e->checkpoint_epochs = 0;
+    e->checkpoint_size = 0;
+    e->on_sample = NULL;
+    e->on_step = c->on_eval_step;
+    e->on_step_arg = c->on_eval_step_arg;
+    e->on_eval_step = NULL;
+    if (c->dlio_names || !c->dir)
+        return 0;                       /* DLIO's: dir/valid/img_F_of_N */
+    int n = snprintf(dir, len, "%s/valid", c->dir);
+    if (n < 0 || (size_t)n >= len)
+        return -ENAMETOOLONG;
+    e->dir = dir;
+    return 0;
+}
+
 static int remove_set(const struct lb_train_cfg *c, uint64_t *removed, char *err, size_t len);
 
 /* The evaluation's set too (do_eval), then its directory once empty. */
