@@ -149,6 +149,8 @@ struct lb_job {
     bool allrandrepeat;          /* every generator seeded as fio's, randseed or not */
     uint64_t randseed;
     bool norandommap;
+    uint32_t perc_rand[LB_DDIR_N];   /* percentage_random: per direction, percent of a
+                                    random job's I/Os that are random (default 100) */
     int random_generator;        /* enum lb_randgen */
     int random_distribution;     /* enum lb_dist_kind */
     double random_param;

@@ -260,6 +260,10 @@ const struct lb_opt lb_opts[] = {
     O("randseed", NULL, LB_OPT_U64, randseed, "seed of the random offsets"),
     O("norandommap", NULL, LB_OPT_BOOL, norandommap,
       "random offsets may repeat within a pass"),
+    O("percentage_random", NULL, LB_OPT_SPECIAL, perc_rand,
+      "random jobs: percent of reads,writes,trims at random offsets, the others going on "
+      "from where that direction's last I/O ended (default 100)",
+      .set = lb_opt_set_percentage_random, .arg = "pct[,pct,pct]"),
     O("random_generator", NULL, LB_OPT_ENUM, random_generator,
       "random offsets: tausworthe|lfsr|tausworthe64 (lfsr: every block once per pass, "
       "even with norandommap)",
@@ -408,6 +412,8 @@ void lb_job_init(struct lb_job *j)
     j->iopsavgtime = 500;
     j->fadvise_hint = LB_FADV_PATTERN;
     j->randrepeat = true;
+    for (int d = 0; d < LB_DDIR_N; d++)
+        j->perc_rand[d] = 100;
     j->unique_filename = true;
     j->do_verify = true;
     j->scramble_buffers = true;
@@ -687,6 +693,26 @@ static int check_rate(const struct lb_job *j, char *err, size_t n)
     return 0;
 }
 
+/* percentage_random below 100 where luabench cannot give fio's meaning:
+ * strided zones move the sequential positions themselves, and fio's loops
+ * then end where the random map fills, not after size bytes. */
+static int check_perc_rand(const struct lb_job *j, char *err, size_t n)
+{
+    bool some = false;
+
+    for (int d = 0; d < LB_DDIR_N; d++)
+        some |= (lb_rw_dirs(j->rw) & 1u << d) && j->perc_rand[d] < 100;
+    if (!some || !LB_RW_IS_RANDOM(j->rw))
+        return 0;
+    if (j->zonemode != LB_ZONE_NONE)
+        return lb_opt_say(err, n, "percentage_random below 100 is not supported with "
+                          "zonemode=strided");
+    if (j->loops > 1)
+        return lb_opt_say(err, n, "percentage_random below 100 is not supported with loops "
+                          "above 1 (fio's loops then end where the random map fills)");
+    return 0;
+}
+
 static int check_safety(const struct lb_job *j, char *err, size_t n)
 {
     unsigned dd = lb_rw_dirs(j->rw);
@@ -734,7 +760,8 @@ static int check_direct(const struct lb_job *j, char *err, size_t n)
 int lb_job_check(const struct lb_job *j, char *err, size_t errlen)
 {
     static int (*const checks[])(const struct lb_job *, char *, size_t) = {
-        check_counts, check_bs, check_sizes, check_rate, check_safety, check_direct,
+        check_counts, check_bs, check_sizes, check_rate, check_perc_rand, check_safety,
+        check_direct,
         lb_job_check_prio,
     };
     char spare[1];

@@ -511,6 +511,26 @@ int lb_opt_set_rate_iops(struct lb_job *j, const char *v, char *err, size_t n)
     return set_u64_ddir(j, j->rate_iops, v, iops_one, err, n);
 }
 
+static int pct_one(const struct lb_job *j, char *p, void *out, char *err, size_t n)
+{
+    if (parse_uint(j, p, out, err, n))
+        return -EINVAL;
+    return *(uint64_t *)out > 100 ? lb_opt_say(err, n, "must be at most 100") : 0;
+}
+
+/* fio's percentage_random: read,write,trim as bs's list (a,b is b for trims) */
+int lb_opt_set_percentage_random(struct lb_job *j, const char *v, char *err, size_t n)
+{
+    uint64_t r[LB_DDIR_N];
+    bool given[LB_DDIR_N];
+    int rc = parse_ddir_list(j, v, pct_one, r, sizeof r[0], given, err, n);
+    for (int d = 0; d < LB_DDIR_N && !rc; d++) {
+        if (given[d])
+            j->perc_rand[d] = (uint32_t)r[d];
+    }
+    return rc;
+}
+
 static int usec_one(const struct lb_job *j, char *p, void *out, char *err, size_t n)
 {
     (void)j;

@@ -333,6 +333,23 @@ static int regions(struct lb_run *r, struct lb_plan *p)
     return 0;
 }
 
+/* Where each file ends once laid out: its size or the bytes the run
+ * needs, whichever is more (fio's real_file_size); a job without files, or
+ * on a character device, has no end (fio's -1). */
+static void file_ends(struct lb_run *r, struct lb_plan *p)
+{
+    for (size_t i = 0; i < r->nw; i++) {
+        struct lb_worker *w = r->w[i];
+
+        for (unsigned f = 0; f < w->nfiles; f++) {
+            const struct lb_target *t = w->nofiles ? NULL : &p->t[p->tix[i][f]];
+
+            w->files[f].file_end = !t || t->chr || t->devnull ? UINT64_MAX
+                                   : t->have > t->need ? t->have : t->need;
+        }
+    }
+}
+
 /* safety */
 
 /* fio's rule (filesetup.c extend_file): a new file's data is written
@@ -423,7 +440,11 @@ int lb_plan_files(struct lb_run *r, struct lb_plan *p)
         ret = targets_collect(r, p);
     for (size_t t = 0; t < p->n && !ret; t++)
         ret = target_stat(r, &p->t[t]);
-    return ret ?: regions(r, p) ?: safety(r, p);
+    if (!ret)
+        ret = regions(r, p);
+    if (!ret)
+        file_ends(r, p);
+    return ret ?: safety(r, p);
 }
 
 void lb_plan_free(struct lb_run *r, struct lb_plan *p)
