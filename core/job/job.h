@@ -95,6 +95,10 @@ struct lb_job {
     uint64_t io_size;            /* bytes to transfer, 0 = size */
     uint64_t offset;
     uint64_t offset_increment;
+    uint32_t offset_pct;         /* offset=N%: of the file's size before the run (0: none) */
+    uint32_t offset_increment_pct;   /* offset_increment=N%: the same */
+    uint64_t offset_align;       /* a percentage offset rounds up to this (0: the
+                                    smallest bs of the three directions) */
     int zonemode;                /* enum lb_zonemode */
     uint64_t zonesize;           /* bytes of I/O in a zone before the next */
     uint64_t zonerange;          /* bytes a zone spans, 0 = zonesize */
