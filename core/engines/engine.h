@@ -21,6 +21,8 @@ struct lb_file {
     int fd;                  /* -1 while closed */
     uint64_t size;           /* bytes the job uses */
     uint64_t file_offset;    /* where the job's region starts */
+    uint64_t file_end;       /* the file's size once laid out (fio's real_file_size);
+                                UINT64_MAX: none known (no file, a character device) */
     void *map;               /* mmap engine: the mapping */
     uint64_t map_len;
     int reg_index;           /* io_uring registered slot, -1 if none */

@@ -95,6 +95,10 @@ struct lb_job {
     uint64_t io_size;            /* bytes to transfer, 0 = size */
     uint64_t offset;
     uint64_t offset_increment;
+    uint32_t offset_pct;         /* offset=N%: of the file's size before the run (0: none) */
+    uint32_t offset_increment_pct;   /* offset_increment=N%: the same */
+    uint64_t offset_align;       /* a percentage offset rounds up to this (0: the
+                                    smallest bs of the three directions) */
     int zonemode;                /* enum lb_zonemode */
     uint64_t zonesize;           /* bytes of I/O in a zone before the next */
     uint64_t zonerange;          /* bytes a zone spans, 0 = zonesize */
@@ -149,6 +153,8 @@ struct lb_job {
     bool allrandrepeat;          /* every generator seeded as fio's, randseed or not */
     uint64_t randseed;
     bool norandommap;
+    uint32_t perc_rand[LB_DDIR_N];   /* percentage_random: per direction, percent of a
+                                    random job's I/Os that are random (default 100) */
     int random_generator;        /* enum lb_randgen */
     int random_distribution;     /* enum lb_dist_kind */
     double random_param;

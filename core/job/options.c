@@ -154,9 +154,15 @@ const struct lb_opt lb_opts[] = {
     O("filesize", NULL, LB_OPT_SIZE, filesize, "size of each file (default: size / nrfiles)"),
     O("io_size", "io_limit", LB_OPT_SIZE, io_size,
       "bytes to transfer before stopping (default: size)"),
-    O("offset", NULL, LB_OPT_SIZE, offset, "where I/O starts in each file"),
-    O("offset_increment", NULL, LB_OPT_SIZE, offset_increment,
-      "clone N starts at offset + N times this"),
+    O("offset", "fileoffset", LB_OPT_SPECIAL, offset,
+      "where I/O starts in each file: a size, or N% of the file's size before the run",
+      .set = lb_opt_set_offset, .arg = "size|N%"),
+    O("offset_align", NULL, LB_OPT_SIZE, offset_align,
+      "a percentage offset or offset_increment rounds up to a multiple of this (default "
+      "0: the smallest bs)"),
+    O("offset_increment", NULL, LB_OPT_SPECIAL, offset_increment,
+      "clone N starts at offset + N times this (a size, or N% of the file's size)",
+      .set = lb_opt_set_offset_increment, .arg = "size|N%"),
     O("zonemode", NULL, LB_OPT_ENUM, zonemode,
       "none, or strided: zonesize bytes of I/O in each zone, then the next zone",
       .values = "none|strided"),
@@ -260,6 +266,10 @@ const struct lb_opt lb_opts[] = {
     O("randseed", NULL, LB_OPT_U64, randseed, "seed of the random offsets"),
     O("norandommap", NULL, LB_OPT_BOOL, norandommap,
       "random offsets may repeat within a pass"),
+    O("percentage_random", NULL, LB_OPT_SPECIAL, perc_rand,
+      "random jobs: percent of reads,writes,trims at random offsets, the others going on "
+      "from where that direction's last I/O ended (default 100)",
+      .set = lb_opt_set_percentage_random, .arg = "pct[,pct,pct]"),
     O("random_generator", NULL, LB_OPT_ENUM, random_generator,
       "random offsets: tausworthe|lfsr|tausworthe64 (lfsr: every block once per pass, "
       "even with norandommap)",
@@ -408,6 +418,8 @@ void lb_job_init(struct lb_job *j)
     j->iopsavgtime = 500;
     j->fadvise_hint = LB_FADV_PATTERN;
     j->randrepeat = true;
+    for (int d = 0; d < LB_DDIR_N; d++)
+        j->perc_rand[d] = 100;
     j->unique_filename = true;
     j->do_verify = true;
     j->scramble_buffers = true;
@@ -687,6 +699,26 @@ static int check_rate(const struct lb_job *j, char *err, size_t n)
     return 0;
 }
 
+/* percentage_random below 100 where luabench cannot give fio's meaning:
+ * strided zones move the sequential positions themselves, and fio's loops
+ * then end where the random map fills, not after size bytes. */
+static int check_perc_rand(const struct lb_job *j, char *err, size_t n)
+{
+    bool some = false;
+
+    for (int d = 0; d < LB_DDIR_N; d++)
+        some |= (lb_rw_dirs(j->rw) & 1u << d) && j->perc_rand[d] < 100;
+    if (!some || !LB_RW_IS_RANDOM(j->rw))
+        return 0;
+    if (j->zonemode != LB_ZONE_NONE)
+        return lb_opt_say(err, n, "percentage_random below 100 is not supported with "
+                          "zonemode=strided");
+    if (j->loops > 1)
+        return lb_opt_say(err, n, "percentage_random below 100 is not supported with loops "
+                          "above 1 (fio's loops then end where the random map fills)");
+    return 0;
+}
+
 static int check_safety(const struct lb_job *j, char *err, size_t n)
 {
     unsigned dd = lb_rw_dirs(j->rw);
@@ -734,7 +766,8 @@ static int check_direct(const struct lb_job *j, char *err, size_t n)
 int lb_job_check(const struct lb_job *j, char *err, size_t errlen)
 {
     static int (*const checks[])(const struct lb_job *, char *, size_t) = {
-        check_counts, check_bs, check_sizes, check_rate, check_safety, check_direct,
+        check_counts, check_bs, check_sizes, check_rate, check_perc_rand, check_safety,
+        check_direct,
         lb_job_check_prio,
     };
     char spare[1];

@@ -511,6 +511,26 @@ int lb_opt_set_rate_iops(struct lb_job *j, const char *v, char *err, size_t n)
     return set_u64_ddir(j, j->rate_iops, v, iops_one, err, n);
 }
 
+static int pct_one(const struct lb_job *j, char *p, void *out, char *err, size_t n)
+{
+    if (parse_uint(j, p, out, err, n))
+        return -EINVAL;
+    return *(uint64_t *)out > 100 ? lb_opt_say(err, n, "must be at most 100") : 0;
+}
+
+/* fio's percentage_random: read,write,trim as bs's list (a,b is b for trims) */
+int lb_opt_set_percentage_random(struct lb_job *j, const char *v, char *err, size_t n)
+{
+    uint64_t r[LB_DDIR_N];
+    bool given[LB_DDIR_N];
+    int rc = parse_ddir_list(j, v, pct_one, r, sizeof r[0], given, err, n);
+    for (int d = 0; d < LB_DDIR_N && !rc; d++) {
+        if (given[d])
+            j->perc_rand[d] = (uint32_t)r[d];
+    }
+    return rc;
+}
+
 static int usec_one(const struct lb_job *j, char *p, void *out, char *err, size_t n)
 {
     (void)j;
@@ -570,6 +590,35 @@ int lb_opt_set_size(struct lb_job *j, const char *v, char *err, size_t n)
     j->size = pct ? 0 : x;
     j->size_pct = pct ? (uint32_t)x : 0;
     return 0;
+}
+
+/* offset and offset_increment: a size, or fio's whole percentage of the
+ * file (fio 3.33 reads "20.5%" as 20 bytes: refused here). */
+static int size_or_pct(const struct lb_job *j, const char *v, uint64_t *size, uint32_t *pct,
+                       char *err, size_t n)
+{
+    uint64_t x;
+    int is_pct;
+
+    if (*v == '-')
+        return lb_opt_say(err, n, "must not be negative");
+    if (lb_parse_size_pct(v, j->kb_base, &x, &is_pct))
+        return lb_opt_say(err, n, "not a size or a percentage (4k, 100G, 20%%)");
+    if (is_pct && (x % 1000 || x > 100000))
+        return lb_opt_say(err, n, "a percentage must be a whole number from 0 to 100");
+    *size = is_pct ? 0 : x;
+    *pct = is_pct ? (uint32_t)(x / 1000) : 0;
+    return 0;
+}
+
+int lb_opt_set_offset(struct lb_job *j, const char *v, char *err, size_t n)
+{
+    return size_or_pct(j, v, &j->offset, &j->offset_pct, err, n);
+}
+
+int lb_opt_set_offset_increment(struct lb_job *j, const char *v, char *err, size_t n)
+{
+    return size_or_pct(j, v, &j->offset_increment, &j->offset_increment_pct, err, n);
 }
 
 int lb_opt_set_kb_base(struct lb_job *j, const char *v, char *err, size_t n)

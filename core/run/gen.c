@@ -78,6 +78,32 @@ static void bs_setup(struct lb_worker *w, struct lb_gen *g)
     }
 }
 
+/* fio's seed i of the clone, as the rwmix draws take theirs: allrandrepeat's
+ * FIO_RANDSEED * n + i, randseed's (0x89 unset), else from the clock. */
+static uint32_t fio_seed(struct lb_worker *w, struct lb_gen *g, unsigned i)
+{
+    const struct lb_job *j = w->job;
+
+    if (j->allrandrepeat)
+        return (uint32_t)(LB_FIO_RANDSEED * (w->id + 1) + i);
+    if (j->randrepeat)
+        return (uint32_t)lb_taus88_fio_seed(j->randseed ? j->randseed : 0x89, w->id + 1, i);
+    return (uint32_t)lb_rng_next(&g->rng_aux);
+}
+
+/* percentage_random (fio's perc_rand): each direction draws from a
+ * generator of its own, all three seeded alike with fio's seed 10
+ * (init.c td_fill_rand_seeds_internal, FIO_RAND_SEQ_RAND_READ_OFF). */
+static void seqmix_setup(struct lb_worker *w, struct lb_gen *g)
+{
+    for (unsigned d = 0; d < LB_DDIR_N; d++) {
+        g->pct_rand[d] = (uint8_t)w->job->perc_rand[d];
+        g->seqmix |= g->random && g->pct_rand[d] < 100;
+    }
+    if (g->seqmix)
+        g->seq_seed = fio_seed(w, g, 10);
+}
+
 static void ddir_setup(struct lb_worker *w, struct lb_gen *g)
 {
     int rw = w->job->rw;
@@ -88,12 +114,9 @@ static void ddir_setup(struct lb_worker *w, struct lb_gen *g)
     g->mixread = w->job->rwmixread;
     /* fio's allrandrepeat (init.c td_fill_rand_seeds): seed i of thread
      * n is FIO_RANDSEED * n + i, randseed unused */
-    g->mix_seed = (uint32_t)(w->job->allrandrepeat ? LB_FIO_RANDSEED * (w->id + 1) + 4
-                             : w->job->randrepeat
-                             ? lb_taus88_fio_seed(w->job->randseed ? w->job->randseed : 0x89,
-                                                  w->id + 1, 4)
-                             : lb_rng_next(&g->rng_aux));
+    g->mix_seed = fio_seed(w, g, 4);
     g->ddir = (uint8_t)(g->trimwrite ? LB_TRIM : lb_rw_ddir(rw));
+    seqmix_setup(w, g);
 }
 
 static int files_setup(struct lb_worker *w, struct lb_gen *g)
@@ -110,6 +133,8 @@ static int files_setup(struct lb_worker *w, struct lb_gen *g)
 
         f->end = w->files[i].size;
         f->nblocks = f->end / g->align;
+        f->seq_end = w->files[i].file_end < w->files[i].file_offset ? f->end
+                     : w->files[i].file_end - w->files[i].file_offset;
         total += f->end;
         if (g->skewed) {
             int ret = lb_dist_init(&w->dist[i], (enum lb_dist_kind)j->random_distribution,
@@ -216,11 +241,13 @@ int lb_gen_setup(struct lb_worker *w)
 void lb_gen_ramp_over(struct lb_worker *w)
 {
     struct lb_gen *g = &w->gen;
-    struct lb_taus88 mix = g->mix_rng;
+    struct lb_taus88 mix = g->mix_rng, seq[LB_DDIR_N];
 
+    memcpy(seq, g->seq_rng, sizeof(seq));
     g->rng_off = g->rng_off0;
     lb_gen_restart(w);
     g->mix_rng = mix;
+    memcpy(g->seq_rng, seq, sizeof(seq));
 }
 
 /* A fresh pass: positions back to the start, new permutations. */
@@ -235,6 +262,8 @@ static void pass_reset(struct lb_worker *w)
     g->cur_used = false;
     lb_taus88_seed(&g->mix_rng, g->mix_seed);    /* fio reseeds each loop */
     g->mix_limit = 0;
+    for (unsigned d = 0; d < LB_DDIR_N && g->seqmix; d++)
+        lb_taus88_seed(&g->seq_rng[d], g->seq_seed);
     g->zbytes = 0;
     for (unsigned i = 0; i < w->nfiles; i++) {
         struct lb_wfile *f = &w->wf[i];
@@ -242,6 +271,8 @@ static void pass_reset(struct lb_worker *w)
         f->pos = f->wpos = 0;
         f->zstart = f->zi = 0;
         f->exhausted = false;
+        memset(f->last, 0, sizeof(f->last));
+        f->last_reset_due = false;
         if (g->randmap)
             lb_perm_init(&f->perm, f->nblocks, lb_rng_next(&g->rng_off));
         if (g->bmap)
@@ -416,6 +447,89 @@ uint64_t lb_gen_mapped(struct lb_worker *w, unsigned fi, uint32_t *len, unsigned
     if (lb_blkmap_full(m))
         map_wrap(w, fi);
     return off;
+}
+
+/* percentage_random, a random I/O: as the job's others, except that a
+ * file whose random map wrapped has its last positions reset at this draw,
+ * where fio finds the map full and resets the file. */
+static uint64_t seqmix_rand(struct lb_worker *w, unsigned fi, uint32_t *len, unsigned d)
+{
+    struct lb_gen *g = &w->gen;
+    struct lb_wfile *f = &w->wf[fi];
+    uint64_t off;
+
+    if (f->last_reset_due) {
+        memset(f->last, 0, sizeof(f->last));
+        f->last_reset_due = false;
+    }
+    if (g->bmap) {
+        off = lb_gen_mapped(w, fi, len, d);
+        f->last_reset_due = f->pos == 0;
+        return off;
+    }
+    off = lb_gen_rand(w, g, f);
+    f->last_reset_due = g->randmap && f->pos == 0;
+    if (!*len)
+        *len = lb_gen_bs(w, d, f->end - off);
+    return off;
+}
+
+/* The file is done (fio's get_next_offset failing): the pass ends with
+ * it, or, where the files wrap, the file starts over. */
+static int seqmix_done(struct lb_gen *g, struct lb_wfile *f)
+{
+    if (g->exh_limit != UINT32_MAX) {
+        lb_gen_exhaust(g, f);
+        return GEN_PASS;
+    }
+    memset(f->last, 0, sizeof(f->last));
+    return GEN_OP;
+}
+
+/* percentage_random, as fio's get_next_block: a draw of the direction's
+ * own generator says random or not; not, the I/O starts where the last of
+ * its direction ended.  From the region's end a time_based job over one
+ * file goes back to its start; past the file's end the I/O is random
+ * after all; short of it, where the region ends or the smallest block no
+ * longer fits, the file is done.  Sequential I/Os leave the random map
+ * alone.  GEN_OP with *off and *len, or GEN_PASS when the file is done. */
+int lb_gen_seqmix(struct lb_worker *w, unsigned fi, unsigned d, uint32_t *len, uint64_t *off)
+{
+    struct lb_gen *g = &w->gen;
+    struct lb_wfile *f = &w->wf[fi];
+    uint64_t p = f->last[d];
+    uint32_t least = g->bs_fixed[d] ? g->bs_fixed[d] : w->bs_lo[d];
+
+    if (g->pct_rand[d] >= 100 || lb_taus88_between(&g->seq_rng[d], 1, 100) <= g->pct_rand[d]) {
+        *off = seqmix_rand(w, fi, len, d);
+        return GEN_OP;
+    }
+    for (int tries = 0; tries < 2; tries++) {
+        if (p >= f->end && w->time_based && g->nfiles == 1) {
+            p = f->last[d] = 0;
+            f->drop_due = w->job->invalidate && !w->job->direct;
+        }
+        if (p >= f->seq_end) {
+            *off = seqmix_rand(w, fi, len, d);
+            return GEN_OP;
+        }
+        if (p < f->end && f->end - p >= least) {
+            *off = p;
+            if (!*len)
+                *len = lb_gen_bs(w, d, f->end - p);
+            return GEN_OP;
+        }
+        if (seqmix_done(g, f) == GEN_PASS)
+            return GEN_PASS;
+        p = 0;
+    }
+    *off = seqmix_rand(w, fi, len, d);
+    return GEN_OP;
+}
+
+int lb_gen_core_again(struct lb_worker *w, struct lb_io *io)
+{
+    return lb_gen_core(w, io);
 }
 
 /* zonemode=strided, as fio's: a zone begins at the start of the region;

@@ -47,6 +47,12 @@ uint32_t lb_gen_bs(struct lb_worker *w, unsigned d, uint64_t room);
 /* Random with the block map: the offset in file fi of the next I/O, *len
  * drawn there when 0, then cut short to the blocks still free. */
 uint64_t lb_gen_mapped(struct lb_worker *w, unsigned fi, uint32_t *len, unsigned d);
+/* percentage_random: the offset in file fi of the next I/O of direction
+ * d, random or going on from that direction's last one, *len drawn when 0.
+ * GEN_OP, or GEN_PASS when the file is done (the pass may then end). */
+int lb_gen_seqmix(struct lb_worker *w, unsigned fi, unsigned d, uint32_t *len, uint64_t *off);
+/* lb_gen_core once more, after a file was done. */
+int lb_gen_core_again(struct lb_worker *w, struct lb_io *io);
 /* The memory of the block maps and the replay record; freeing them. */
 uint64_t lb_gen_mem(const struct lb_worker *w);
 void lb_gen_free(struct lb_worker *w);
@@ -207,6 +213,9 @@ static inline int lb_gen_core(struct lb_worker *w, struct lb_io *io)
         off = lb_gen_zone(g, f, len, d);
     } else if (!g->random) {
         off = lb_gen_seq(w, f, &len, d);
+    } else if (__builtin_expect(g->seqmix, 0)) {
+        if (lb_gen_seqmix(w, fi, d, &len, &off) != GEN_OP)
+            return lb_gen_core_again(w, io);
     } else if (__builtin_expect(g->bmap, 0)) {
         off = lb_gen_mapped(w, fi, &len, d);
     } else {
@@ -215,6 +224,8 @@ static inline int lb_gen_core(struct lb_worker *w, struct lb_io *io)
     }
     if (__builtin_expect(off + len > f->end, 0))
         len = (uint32_t)(f->end - off);
+    if (__builtin_expect(g->seqmix, 0))
+        f->last[d] = off + len;
     lb_gen_seen(w, d, len);
     io->file = &w->files[fi];
     io->offset = io->file->file_offset + off;

@@ -299,17 +299,50 @@ static int region_size(struct lb_run *r, const struct lb_worker *w, const struct
     return 0;
 }
 
+/* fio's get_start_offset: offset + clone * offset_increment; where either
+ * is a percentage, it is of the file's size before the run (0 for a new
+ * file, size / nrfiles without files) and the sum rounds up to offset_align
+ * (the smallest bs of the three directions when 0). */
+static int start_offset(struct lb_run *r, const struct lb_worker *w, const struct lb_target *t,
+                        uint64_t *out)
+{
+    const struct lb_job *job = w->job;
+    uint64_t real, inc, off, a;
+
+    if (!job->offset_pct && !job->offset_increment_pct) {
+        *out = job->offset + w->clone * job->offset_increment;
+        return 0;
+    }
+    if (t)
+        real = t->exists ? t->have : 0;
+    else if (job->size)
+        real = job->size / w->nfiles;
+    else
+        return lb_run_fail(r, -EINVAL, "job '%s': a percentage offset without files needs "
+                           "size= (fio takes it of size / nrfiles)", job_name(job));
+    inc = job->offset_increment_pct ? real * job->offset_increment_pct / 100
+                                    : job->offset_increment;
+    off = job->offset_pct ? real * job->offset_pct / 100 : job->offset;
+    off += w->clone * inc;
+    a = job->offset_align ? job->offset_align : lb_job_bs_min(job, 7);
+    *out = (off + a - 1) / a * a;
+    return 0;
+}
+
 static int regions(struct lb_run *r, struct lb_plan *p)
 {
     for (size_t i = 0; i < r->nw; i++) {
         struct lb_worker *w = r->w[i];
         const struct lb_job *job = w->job;
-        uint64_t foff = job->offset + w->clone * job->offset_increment, align = lb_job_align(job);
+        uint64_t align = lb_job_align(job);
 
         for (unsigned f = 0; f < w->nfiles; f++) {
             struct lb_target *t = w->nofiles ? NULL : &p->t[p->tix[i][f]];
-            uint64_t size = 0;
-            int ret;
+            uint64_t size = 0, foff = 0;
+            int ret = start_offset(r, w, t, &foff);
+
+            if (ret)
+                return ret;
 
             /* fio's file_append (filesetup.c get_start_offset): a regular
              * file's I/O starts at its end, whatever offset says */
@@ -331,6 +364,23 @@ static int regions(struct lb_run *r, struct lb_plan *p)
         }
     }
     return 0;
+}
+
+/* Where each file ends once laid out: its size or the bytes the run
+ * needs, whichever is more (fio's real_file_size); a job without files, or
+ * on a character device, has no end (fio's -1). */
+static void file_ends(struct lb_run *r, struct lb_plan *p)
+{
+    for (size_t i = 0; i < r->nw; i++) {
+        struct lb_worker *w = r->w[i];
+
+        for (unsigned f = 0; f < w->nfiles; f++) {
+            const struct lb_target *t = w->nofiles ? NULL : &p->t[p->tix[i][f]];
+
+            w->files[f].file_end = !t || t->chr || t->devnull ? UINT64_MAX
+                                   : t->have > t->need ? t->have : t->need;
+        }
+    }
 }
 
 /* safety */
@@ -423,7 +473,11 @@ int lb_plan_files(struct lb_run *r, struct lb_plan *p)
         ret = targets_collect(r, p);
     for (size_t t = 0; t < p->n && !ret; t++)
         ret = target_stat(r, &p->t[t]);
-    return ret ?: regions(r, p) ?: safety(r, p);
+    if (!ret)
+        ret = regions(r, p);
+    if (!ret)
+        file_ends(r, p);
+    return ret ?: safety(r, p);
 }
 
 void lb_plan_free(struct lb_run *r, struct lb_plan *p)

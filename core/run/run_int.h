@@ -49,6 +49,11 @@ struct lb_wfile {
     uint64_t zstart;             /* zonemode=strided: the zone's start in the region */
     uint64_t zi;                 /* zonemode=strided, random: I/Os since the map reset */
     struct lb_perm perm;         /* random map: this pass's order */
+    uint64_t last[LB_DDIR_N];    /* percentage_random: where each direction's last
+                                    I/O ended (fio's last_pos) */
+    uint64_t seq_end;            /* ... the file's end, from the region's start */
+    bool last_reset_due;         /* ... the map wrapped: fio resets last at the
+                                    next random draw */
 };
 
 /* Where the next I/O goes: plain values only, so that a copy taken at the
@@ -73,6 +78,10 @@ struct lb_gen {
     uint8_t mix_dir;             /* the direction drawn last */
     uint64_t mix_issued[2];      /* I/Os generated per direction, all passes */
     uint64_t mix_limit;          /* keep mix_dir until its count reaches this */
+    bool seqmix;                 /* percentage_random below 100 in a direction */
+    uint8_t pct_rand[LB_DDIR_N];
+    struct lb_taus88 seq_rng[LB_DDIR_N];  /* its draws, fio's generator and seed */
+    uint32_t seq_seed;
     bool trimwrite;              /* each trim is followed by its write */
     bool tw_due;                 /* the write of the last trim is next */
     uint32_t tw_file, tw_len;

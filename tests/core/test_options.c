@@ -72,6 +72,7 @@ static const char *const samples[][2] = {
     { "buffered", "0" }, { "cpus_allowed", "0-3,8" },
     { "file_service_type", "random:4" }, { "size", "1g" }, { "rate", "1m" },
     { "rate_iops", "500" }, { "rate_min", "1m,2m" }, { "rate_iops_min", "50" },
+    { "percentage_random", "30,70" }, { "offset", "20%" }, { "offset_increment", "8k" },
     { "random_distribution", "zipf:1.2" }, { "nice", "-5" },
     { "continue_on_error", "io" }, { "verify", "md5" },
     { "ignore_error", "EAGAIN,ENOSPC:122" }, { "write_hint", "long" }, { "max_latency", "5ms,1" },
@@ -113,6 +114,10 @@ static bool sample_landed(const char *name, const struct lb_job *j)
     IS("size", j->size == 1ull << 30 && j->size_pct == 0);
     IS("rate", j->rate[0] == 1 << 20 && j->rate[2] == 1 << 20);
     IS("rate_iops", j->rate_iops[0] == 500 && j->rate_iops[1] == 500);
+    IS("offset", j->offset == 0 && j->offset_pct == 20);
+    IS("offset_increment", j->offset_increment == 8192 && j->offset_increment_pct == 0);
+    IS("percentage_random", j->perc_rand[0] == 30 && j->perc_rand[1] == 70 &&
+       j->perc_rand[2] == 70);
     IS("nice", j->nice == -5);
     IS("rate_min", j->rate_min[0] == 1 << 20 && j->rate_min[1] == 2 << 20);
     IS("rate_iops_min", j->rate_iops_min[0] == 50 && j->rate_iops_min[2] == 50);
