@@ -8,6 +8,7 @@
  * changes how later sizes read.  Nothing here starts a run.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <lauxlib.h>
@@ -91,11 +92,21 @@ static void set_one(lua_State *L, struct lb_job *j, const char *k, const char *v
     lua_setfield(L, opts, k);
 }
 
+static int key_cmp(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 /* Applies the options of the table at index t to job j; records the
- * applied options as strings in the table at index opts. */
+ * applied options as strings in the table at index opts.  They are applied
+ * in the order of their names, never in the table's (which changes from
+ * run to run): options that set the same thing give the same job each
+ * time. */
 static void apply_options(lua_State *L, int t, struct lb_job *j, int opts)
 {
     char num[64];
+    size_t nkeys = 0, cap = 0;
+    const char **keys = NULL;
     /* kb_base changes how later sizes read, as in fio where it comes first */
     if (lua_getfield(L, t, "kb_base") != LUA_TNIL)
         set_one(L, j, "kb_base", value_string(L, "kb_base", num, sizeof num), opts);
@@ -107,21 +118,45 @@ static void apply_options(lua_State *L, int t, struct lb_job *j, int opts)
                 lua_pop(L, 1);
                 continue;
             }
+            free(keys);
             lb_usage_error(L, "spec keys must be option names, not a %s",
                            luaL_typename(L, -2));
         }
         size_t klen;
-        const char *k = lua_tolstring(L, -2, &klen);
-        if (strlen(k) != klen)
-            lb_usage_error(L, "bad option name '%s...': it holds a NUL byte", k);
-        if (is_meta_key(k)) {
-            lua_pop(L, 1);
-            continue;
-        }
-        if (strcmp(k, "kb_base") != 0)
-            set_one(L, j, k, value_string(L, k, num, sizeof num), opts);
+        const char *k = lua_tolstring(L, -2, &klen);   /* anchored in t */
         lua_pop(L, 1);
+        if (strlen(k) != klen) {
+            free(keys);
+            lb_usage_error(L, "bad option name '%s...': it holds a NUL byte", k);
+        }
+        if (is_meta_key(k) || strcmp(k, "kb_base") == 0)
+            continue;
+        if (nkeys == cap) {
+            const char **more = realloc(keys, (cap = cap ? 2 * cap : 32) * sizeof *keys);
+            if (!more) {
+                free(keys);
+                luaL_error(L, "not enough memory for the options");
+            }
+            keys = more;
+        }
+        keys[nkeys++] = k;
     }
+    qsort(keys, nkeys, sizeof *keys, key_cmp);
+    /* the names, copied to the stack, outlive a raise from set_one */
+    lua_createtable(L, (int)nkeys, 0);
+    for (size_t i = 0; i < nkeys; i++) {
+        lua_pushstring(L, keys[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    free(keys);
+    for (size_t i = 0; i < nkeys; i++) {
+        lua_rawgeti(L, -1, (lua_Integer)i + 1);
+        const char *k = lua_tostring(L, -1);
+        lua_getfield(L, t, k);
+        set_one(L, j, k, value_string(L, k, num, sizeof num), opts);
+        lua_pop(L, 2);
+    }
+    lua_pop(L, 1);
 }
 
 static void apply_host_flags(struct lb_job *j)

@@ -79,6 +79,8 @@ struct lb_job {
     uint32_t rwmixread;          /* percent of reads in mixed workloads */
     uint32_t bs_min[LB_DDIR_N];  /* bs / bsrange per direction */
     uint32_t bs_max[LB_DDIR_N];
+    bool bs_ranged[LB_DDIR_N];   /* bsrange given: bs no longer counts (fio's
+                                    min_bs/max_bs over bs, in any order) */
     uint32_t nbssplit[LB_DDIR_N];
     struct lb_bssplit bssplit[LB_DDIR_N][LB_BSSPLIT_MAX];
     uint64_t blockalign;         /* 0: the minimum block size */

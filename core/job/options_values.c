@@ -374,16 +374,19 @@ static int bsrange_one(const struct lb_job *j, char *p, void *out, char *err, si
     return parse_bs_range(j, p, out, err, n);
 }
 
-static int set_bs_with(struct lb_job *j, const char *v, ddir_parse_fn fn,
+/* bs and bsrange are fio's bs and min_bs/max_bs: a direction bsrange gave
+ * keeps its range whatever bs says, before or after it. */
+static int set_bs_with(struct lb_job *j, const char *v, ddir_parse_fn fn, bool range,
                        char *err, size_t n)
 {
     uint32_t r[LB_DDIR_N][2];
     bool given[LB_DDIR_N];
     int rc = parse_ddir_list(j, v, fn, r, sizeof r[0], given, err, n);
     for (int d = 0; d < LB_DDIR_N && !rc; d++) {
-        if (given[d]) {
+        if (given[d] && (range || !j->bs_ranged[d])) {
             j->bs_min[d] = r[d][0];
             j->bs_max[d] = r[d][1];
+            j->bs_ranged[d] |= range;
         }
     }
     return rc;
@@ -391,12 +394,12 @@ static int set_bs_with(struct lb_job *j, const char *v, ddir_parse_fn fn,
 
 int lb_opt_set_bs(struct lb_job *j, const char *v, char *err, size_t n)
 {
-    return set_bs_with(j, v, bs_one, err, n);
+    return set_bs_with(j, v, bs_one, false, err, n);
 }
 
 int lb_opt_set_bsrange(struct lb_job *j, const char *v, char *err, size_t n)
 {
-    return set_bs_with(j, v, bsrange_one, err, n);
+    return set_bs_with(j, v, bsrange_one, true, err, n);
 }
 
 struct split {
