@@ -303,7 +303,8 @@ static const char *const train_fields[] = {
     "read_threads", "epochs", "shuffle", "seed", "compute_time", "prefetch",
     "accelerators", "checkpoint", "direct", "progress", "loader", "barrier",
     "drop_last", "preprocess_time", "exclude_start_steps", "exclude_end_steps", "total_training_steps",
-    "format", "transfer_size", "shuffle_size", "chunk_size", "num_subfolders", "relayout",
+    "format", "transfer_size", "shuffle_size", "chunk_size", "num_dset_per_record",
+    "num_subfolders", "relayout",
     "compression", "names", "do_eval", "num_files_eval", "batch_size_eval", "eval_time",
     "eval_time_stdev", "eval_after_epoch", "epochs_between_evals", "num_subfolders_eval", NULL,
 };
@@ -469,6 +470,7 @@ static void train_cfg(struct fields *f, struct lb_train_cfg *c)
     c->transfer_size = get_size(f, "transfer_size", c->transfer_size);
     c->shuffle_size = (uint32_t)get_uint(f, "shuffle_size", c->shuffle_size, 1);
     c->chunk_size = get_size(f, "chunk_size", 0);
+    c->num_dset_per_record = (uint32_t)get_uint(f, "num_dset_per_record", 1, 1);
     c->batch_size = (uint32_t)get_uint(f, "batch_size", c->batch_size, 1);
     c->read_threads = (uint32_t)get_uint(f, "read_threads", c->read_threads, 1);
     c->epochs = (uint32_t)get_uint(f, "epochs", c->epochs, 1);

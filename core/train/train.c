@@ -667,7 +667,8 @@ static int read_container(struct reader *rd, uint64_t s, uint64_t *len, uint64_t
         rc = read_npz_whole(rd, fd);
     else
         rc = npz ? lb_fmt_npz_read(fd, &rd->io)
-                 : lb_fmt_hdf5_read(fd, rd->path, s - f * spf, &rd->io, &n);
+                 : lb_fmt_hdf5_read(fd, rd->path, s - f * spf, r->cfg->num_dset_per_record,
+                                   &rd->io, &n);
     close(fd);
     *len = rd->io.bytes;
     *own = npz ? rd->io.member / spf : n;
@@ -1541,7 +1542,17 @@ static int hdf5_chunks_too_many(const struct lb_train_cfg *c)
     const struct lb_train_value *v = &c->sample_size;
     uint64_t len = v->dist == LB_TRAIN_UNIFORM ? v->b : v->dist == LB_TRAIN_NORMAL ?
                    v->a + 4 * v->b : v->a, rows, cols;
-    return lb_h5_chunks(c->samples_per_file, len, c->chunk_size, &rows, &cols) < 0;
+    uint64_t n = c->num_dset_per_record ? c->num_dset_per_record : 1, spf = c->samples_per_file;
+    if (lb_h5_chunks(spf, len / n, c->chunk_size, &rows, &cols) < 0)
+        return 1;
+    return rows && n * ((spf + rows - 1) / rows) * ((len / n + cols - 1) / cols) > LB_H5_MAX_CHUNKS;
+}
+
+/* Whether some sample's size is not split evenly over the datasets. */
+static int hdf5_dsets_split(const struct lb_train_cfg *c)
+{
+    const struct lb_train_value *v = &c->sample_size;
+    return v->dist != LB_TRAIN_FIXED || v->a % c->num_dset_per_record != 0;
 }
 
 const char *lb_train_check(const struct lb_train_cfg *c)
@@ -1566,6 +1577,14 @@ const char *lb_train_check(const struct lb_train_cfg *c)
                "accelerators of all ranks) must hold at least batch_size records";
     if (c->compressed && c->container != LB_TRAIN_NPZ)
         return "compression=\"zip\" is for format=npz (numpy.savez_compressed)";
+    if (c->num_dset_per_record > 1 && c->container != LB_TRAIN_HDF5)
+        return "num_dset_per_record is for format=hdf5 (DLIO's records_0 .. records_{N-1})";
+    if (c->num_dset_per_record > LB_H5_MAX_DSETS)
+        return "num_dset_per_record: at most 7 (with labels, the 8 links of HDF5's compact "
+               "group; more make h5py's root group dense, which is not written)";
+    if (c->num_dset_per_record > 1 && !c->paths && hdf5_dsets_split(c))
+        return "num_dset_per_record must divide sample_size (DLIO splits each record's first "
+               "dimension N ways)";
     if (c->container == LB_TRAIN_HDF5 && !c->paths && hdf5_chunks_too_many(c))
         return "format=hdf5: chunk_size makes chunks of 4 GiB or more (HDF5's limit) or "
                "more than 2^24 chunks in a file, which are not written";

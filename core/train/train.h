@@ -119,6 +119,9 @@ struct lb_train_cfg {
     uint32_t shuffle_size;       /* tfrecord, shuffle=sample: samples in the
                                     shuffle buffer (DLIO's 1024) */
     uint64_t chunk_size;         /* hdf5: bytes per chunk, 0: contiguous */
+    uint32_t num_dset_per_record;        /* hdf5: datasets records_k each
+                                            holding a part of every sample
+                                            (DLIO's), 0 or 1: records_0 */
     bool compressed;             /* npz: members laid out deflated (DLIO's
                                     compression: zip, savez_compressed) */
     uint32_t batch_size;

@@ -189,6 +189,7 @@ void lb_dataset_shape(const struct lb_dataset *d, uint64_t f, struct lb_fmt_shap
     s->spf = c->samples_per_file;
     s->len = lb_train_sample_size(c, f, 0);
     s->chunk = c->chunk_size;
+    s->dsets = c->num_dset_per_record;
     s->deflate = c->compressed;
 }
 
@@ -522,10 +523,11 @@ static int manifest_path(const struct lb_train_cfg *c, char *buf, size_t len)
     return manifest_name(c, buf, len, 0);
 }
 
-enum { M_SPF, M_SIZE, M_DIRECT, M_CHUNK, M_SUBDIRS, M_COMPRESSION, M_FILES, M_FORMAT, M_N };
+enum { M_SPF, M_SIZE, M_DIRECT, M_CHUNK, M_SUBDIRS, M_COMPRESSION, M_FILES, M_FORMAT,
+       M_DSETS, M_N };
 static const char *const manifest_keys[M_N] = {
     "samples_per_file", "sample_size", "direct", "chunk_size", "num_subfolders", "compression",
-    "files", "format",
+    "files", "format", "num_dset_per_record",
 };
 
 /* This run's value of each key, as text. */
@@ -550,6 +552,8 @@ static void manifest_values(const struct lb_dataset *d, uint64_t files, char v[M
         snprintf(v[M_SUBDIRS], 64, "%llu", (unsigned long long)(d->nsubdirs ? d->nsubdirs : 1));
     snprintf(v[M_COMPRESSION], 64, "%s", c->compressed ? "zip" : "none");
     snprintf(v[M_FILES], 64, "%llu", (unsigned long long)files);
+    snprintf(v[M_DSETS], 64, "%u", c->container == LB_TRAIN_HDF5 && c->num_dset_per_record ?
+             c->num_dset_per_record : 1);
     snprintf(v[M_FORMAT], 64, "%s", c->container == LB_TRAIN_HDF5 ? HDF5_RECORDED :
              container_names[c->container]);
 }
@@ -587,6 +591,8 @@ static int manifest_read(const struct lb_train_cfg *c, char old[M_N][64])
     fclose(fp);
     if (!old[M_COMPRESSION][0])
         snprintf(old[M_COMPRESSION], 64, "none");   /* a record from before the key */
+    if (!old[M_DSETS][0])
+        snprintf(old[M_DSETS], 64, "1");            /* likewise */
     return 0;
 }
 

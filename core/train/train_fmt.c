@@ -611,7 +611,7 @@ static void h5_write(struct fw *w, const struct lb_fmt_shape *s)
         return;
     fw_put(w, meta, p.meta);
     free(meta);
-    fw_pattern(w, p.data_len);
+    fw_pattern(w, p.ndset * p.data_len);   /* records_0 .. records_{N-1} */
     fw_zeros(w, 8 * p.rows);            /* labels */
 }
 

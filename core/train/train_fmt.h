@@ -19,6 +19,8 @@ struct lb_fmt_shape {
     uint32_t spf;                /* samples in the file */
     uint64_t len;                /* bytes per sample */
     uint64_t chunk;              /* hdf5: bytes per chunk, 0: contiguous */
+    uint32_t dsets;              /* hdf5: records_k datasets splitting each
+                                    sample (num_dset_per_record), 0 as 1 */
     int deflate;                 /* npz: members deflated (savez_compressed) */
 };
 
@@ -62,12 +64,14 @@ int lb_fmt_npz_read(int fd, struct lb_fmt_io *io);
 #define LB_FMT_DIRECT_ALIGN 4096u
 int lb_fmt_npz_read_whole(int fd, uint64_t size, struct lb_fmt_io *io);
 
-/* h5py's File(path, 'r')['records_0'][j] on fd, open on path, as libhdf5
- * 1.10 reads it (train_hdf5.c): the superblock, the root group's and the
- * dataset's object headers, then the sample through the sieve buffer or,
- * chunked, the chunk index and the chunks it touches.  Sets *len to the
- * sample's bytes.  0, -errno, or -EILSEQ / -ENOTSUP with io->msg. */
-int lb_fmt_hdf5_read(int fd, const char *path, uint64_t j, struct lb_fmt_io *io,
+/* h5py's f = File(path, 'r'); f['records_k'][j] for k below ndset (0 as
+ * 1), as DLIO's reader does, on fd, open on path, as libhdf5 1.10 reads it
+ * (train_hdf5.c): the superblock, the root group's object header (and its
+ * continuations), then per dataset its object header and the sample through
+ * the sieve buffer or, chunked, the chunk index and the chunks it touches.
+ * Sets *len to the sample's bytes over the datasets.  0, -errno, or
+ * -EILSEQ / -ENOTSUP with io->msg. */
+int lb_fmt_hdf5_read(int fd, const char *path, uint64_t j, unsigned ndset, struct lb_fmt_io *io,
                      uint64_t *len);
 
 /* TFRecord framing, parsed from a stream fed in pieces of any size. */

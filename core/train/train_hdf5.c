@@ -1,19 +1,23 @@
 /*
  * HDF5 as h5py writes DLIO's files with libver='latest': a version 3
  * superblock, version 2 object headers (OHDR), a compact root group (Link
- * Info, Group Info, one Link message per dataset), records_0 (uint8, shape
- * (samples, sample bytes)) and labels (int64 zeros, one per sample), each
+ * Info, Group Info, one Link message per dataset), records_0 .. records_{N-1}
+ * (DLIO's num_dset_per_record, uint8, each of shape (samples, sample bytes /
+ * N), holding the sample's parts) and labels (int64 zeros, one per sample), each
  * with Dataspace, Datatype, Fill Value and Data Layout (version 4)
  * messages.  records_0 is contiguous, or chunked: one chunk indexed by the
  * layout itself (libhdf5's single-chunk index) or a Fixed Array (FAHD,
  * FADB, paged past 2^10 entries).  Every structure carries its lookup3
  * checksum, so h5py opens the files.
  *
- * The reader is h5py's File(f, 'r')['records_0'][j] as libhdf5 1.10 does
- * it: fstat and a shared flock, the signature (8 bytes), the superblock
- * (16, then the rest), getcwd for a relative name and an lstat of it, a
- * 512-byte speculative read of the root group's header and of the
- * dataset's, then for contiguous data the sieve buffer (64 KiB from the
+ * The reader is h5py's File(f, 'r')['records_k'][j] for each k, as DLIO
+ * reads a sample, the way libhdf5 1.10 does it: fstat and a shared flock,
+ * the signature (8 bytes), the superblock (16, then the rest), getcwd for a
+ * relative name and an lstat of it, a 512-byte speculative read of the root
+ * group's header and a read of each continuation chunk (OCHK) it names
+ * (h5py's root group of three or more datasets spills over into one; this
+ * writer keeps all links in the first chunk), then per dataset a 512-byte
+ * read of its header and for contiguous data the sieve buffer (64 KiB from the
  * sample, at most to the data's end) or, for a larger sample, the sample
  * itself; for chunked data the index (FAHD, the data block or its page)
  * and each chunk the sample touches whole, or only the sample's part of a
@@ -133,7 +137,7 @@ static uint64_t fadb_len(uint64_t n)
 
 /* Object header sizes: prefix (10) and checksum (4) around the messages. */
 #define OH_LEN(msgs) (10u + (msgs) + 4u)
-#define ROOT_MSGS (4u + 18 + 4 + 2 + 4 + 20 + 4 + 17)
+#define ROOT_MSGS (4u + 18 + 4 + 2 + 4 + 17)   /* and a link per dataset */
 #define LAB_MSGS (4u + 20 + 4 + 12 + 4 + 2 + 4 + 18)
 
 static unsigned enc_len(uint64_t v)
@@ -153,12 +157,22 @@ static uint64_t dset_msgs(const struct lb_h5_plan *p)
     return m + 5 + 3 * e + 1 + (p->nchunks > 1) + 8;
 }
 
+/* The Link message of records_k. */
+static unsigned link_len(uint64_t k)
+{
+    char name[32];
+    return 4u + 3 + (unsigned)snprintf(name, sizeof name, "records_%llu", (unsigned long long)k) + 8;
+}
+
 int lb_h5_plan(const struct lb_fmt_shape *s, struct lb_h5_plan *p)
 {
     memset(p, 0, sizeof *p);
+    p->ndset = s->dsets ? s->dsets : 1;
+    if (p->ndset > LB_H5_MAX_DSETS || s->len % p->ndset)
+        return -EINVAL;
     p->rows = s->spf;
-    p->cols = s->len;
-    int rc = lb_h5_chunks(s->spf, s->len, s->chunk, &p->crows, &p->ccols);
+    p->cols = s->len / p->ndset;
+    int rc = lb_h5_chunks(s->spf, p->cols, s->chunk, &p->crows, &p->ccols);
     if (rc < 0)
         return rc;
     p->data_len = p->rows * p->cols;
@@ -166,21 +180,26 @@ int lb_h5_plan(const struct lb_fmt_shape *s, struct lb_h5_plan *p)
         p->nchunks = (p->rows + p->crows - 1) / p->crows * ((p->cols + p->ccols - 1) / p->ccols);
         p->cbytes = p->crows * p->ccols;
         p->data_len = p->nchunks * p->cbytes;
+        if (p->ndset * p->nchunks > LB_H5_MAX_CHUNKS)
+            return -EFBIG;              /* the count is the file's, over its datasets */
     }
+    uint64_t links = 0;
+    for (uint64_t k = 0; k < p->ndset; k++)
+        links += link_len(k);
     p->root = SB_LEN;
-    p->dset = p->root + OH_LEN(ROOT_MSGS);
-    p->lab = p->dset + OH_LEN(dset_msgs(p));
+    p->dset = p->root + OH_LEN(ROOT_MSGS + links);
+    p->dset_step = OH_LEN(dset_msgs(p));
+    p->lab = p->dset + p->ndset * p->dset_step;
     uint64_t end = p->lab + OH_LEN(LAB_MSGS);
-    if (p->crows) {
-        if (p->nchunks > 1) {
-            p->fahd = end;
-            p->fadb = end + FAHD_LEN;
-            end = p->fadb + fadb_len(p->nchunks);
-        }
+    if (p->crows && p->nchunks > 1) {
+        p->fahd = end;
+        p->fadb = end + FAHD_LEN;
+        p->fa_step = FAHD_LEN + fadb_len(p->nchunks);
+        end += p->ndset * p->fa_step;
     }
     p->meta = (end + DATA_ALIGN - 1) / DATA_ALIGN * DATA_ALIGN;
     p->data = p->meta;
-    p->labels = p->data + p->data_len;
+    p->labels = p->data + p->ndset * p->data_len;
     p->eof = p->labels + 8 * p->rows;
     return 0;
 }
@@ -255,10 +274,12 @@ static void fill_msg(struct oh *o, int chunked)
     d[1] = chunked ? 0x03 : 0x0a;       /* as h5py: incremental / late */
 }
 
-static void dset_header(const struct lb_h5_plan *p, uint8_t *b)
+/* records_k's header, its data at data. */
+static void dset_header(const struct lb_h5_plan *p, uint64_t k, uint8_t *b)
 {
     struct oh o;
-    oh_begin(&o, b + p->dset);
+    uint64_t data = p->data + k * p->data_len, fahd = p->fahd + k * p->fa_step;
+    oh_begin(&o, b + p->dset + k * p->dset_step);
     space_msg(&o, 2, p->rows, p->cols);
     type_msg(&o, 1, 0);
     fill_msg(&o, p->crows != 0);
@@ -266,7 +287,7 @@ static void dset_header(const struct lb_h5_plan *p, uint8_t *b)
         uint8_t *d = msg(&o, 8, 18, 0);
         d[0] = 4;
         d[1] = 1;                       /* contiguous */
-        put(d + 2, p->data, 8);
+        put(d + 2, data, 8);
         put(d + 10, p->data_len, 8);
     } else {
         unsigned e = enc_len(p->crows > p->ccols ? p->crows : p->ccols), fa = p->nchunks > 1;
@@ -282,23 +303,25 @@ static void dset_header(const struct lb_h5_plan *p, uint8_t *b)
         x[0] = fa ? 3 : 1;              /* Fixed Array, or the single chunk */
         if (fa)
             x[1] = PAGE_BITS;
-        put(x + 1 + fa, fa ? p->fahd : p->data, 8);
+        put(x + 1 + fa, fa ? fahd : data, 8);
     }
     oh_end(&o);
 }
 
-static void fixed_array(const struct lb_h5_plan *p, uint8_t *b)
+static void fixed_array(const struct lb_h5_plan *p, uint64_t k, uint8_t *b)
 {
-    uint8_t *h = b + p->fahd, *d = b + p->fadb;
+    uint64_t fahd = p->fahd + k * p->fa_step, fadb = p->fadb + k * p->fa_step;
+    uint64_t data = p->data + k * p->data_len;
+    uint8_t *h = b + fahd, *d = b + fadb;
     uint64_t n = p->nchunks, page = 1ull << PAGE_BITS, pages = (n + page - 1) / page;
     memcpy(h, "FAHD", 4);
     h[6] = 8;                           /* version 0, client 0: plain chunks */
     h[7] = PAGE_BITS;
     put(h + 8, n, 8);
-    put(h + 16, p->fadb, 8);
+    put(h + 16, fadb, 8);
     put(h + 24, lb_h5_checksum(h, 24), 4);
     memcpy(d, "FADB", 4);
-    put(d + 6, p->fahd, 8);
+    put(d + 6, fahd, 8);
     uint8_t *e = d + FADB_PREFIX;
     if (n > page) {                     /* paged: a bitmap, each page summed */
         for (uint64_t i = 0; i < pages; i++)
@@ -311,7 +334,7 @@ static void fixed_array(const struct lb_h5_plan *p, uint8_t *b)
         uint8_t *start = e;
         k = n > page && i + page < n ? i + page : n;
         for (uint64_t c = i; c < k; c++, e += 8)
-            put(e, p->data + c * p->cbytes, 8);
+            put(e, data + c * p->cbytes, 8);
         const uint8_t *from = n > page ? start : d;
         put(e, lb_h5_checksum(from, (size_t)(e - from)), 4);
         e += 4;
@@ -336,10 +359,15 @@ int lb_h5_meta(const struct lb_h5_plan *p, uint8_t **out)
     put(d + 2, UNDEF, 8);
     put(d + 10, UNDEF, 8);
     msg(&o, 10, 2, 0);                  /* Group Info: the defaults */
-    link_msg(&o, "records_0", p->dset);
+    for (uint64_t k = 0; k < p->ndset; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "records_%llu", (unsigned long long)k);
+        link_msg(&o, name, p->dset + k * p->dset_step);
+    }
     link_msg(&o, "labels", p->lab);
     oh_end(&o);
-    dset_header(p, b);
+    for (uint64_t k = 0; k < p->ndset; k++)
+        dset_header(p, k, b);
     oh_begin(&o, b + p->lab);
     space_msg(&o, 1, p->rows, 0);
     type_msg(&o, 8, 1);
@@ -350,8 +378,8 @@ int lb_h5_meta(const struct lb_h5_plan *p, uint8_t **out)
     put(d + 2, p->labels, 8);
     put(d + 10, 8 * p->rows, 8);
     oh_end(&o);
-    if (p->nchunks > 1)
-        fixed_array(p, b);
+    for (uint64_t k = 0; p->nchunks > 1 && k < p->ndset; k++)
+        fixed_array(p, k, b);
     return 0;
 }
 
@@ -363,9 +391,10 @@ struct h5r {                     /* one sample's read */
     int fd;
     struct lb_fmt_io *io;
     uint64_t eoa;                /* the superblock's end of file */
+    char name[32];               /* the dataset being read: records_k */
 };
 
-struct h5set {                   /* records_0, as its header says */
+struct h5set {                   /* records_k, as its header says */
     int rank, layout, index;     /* layout 1 contiguous, 2 chunked */
     uint64_t dims[MAX_RANK], cdims[MAX_RANK];
     uint64_t esize;              /* bytes per element */
@@ -376,6 +405,13 @@ struct h5set {                   /* records_0, as its header says */
 static int bad(struct lb_fmt_io *io, int rc, const char *what)
 {
     snprintf(io->msg, sizeof io->msg, "%s", what);
+    return rc;
+}
+
+/* what: the rest of a message after the dataset's name. */
+static int dbad(struct h5r *r, int rc, const char *what)
+{
+    snprintf(r->io->msg, sizeof r->io->msg, "%s%s", r->name, what);
     return rc;
 }
 
@@ -501,16 +537,16 @@ static int next(const uint8_t **m, const uint8_t *end, int crt, int *type, int *
     return 1;
 }
 
-/* The root group's hard link named records_0. */
-static int find_records(struct h5r *r, uint64_t root, uint64_t *addr)
+/* The links of one chunk of the root group's header, at m (len bytes):
+ * records_k's address into addr[k] for k below n; continuations found are
+ * queued in cont (address, length pairs; *nc of them, at most max). */
+static int root_links(struct h5r *r, const uint8_t *m, uint64_t len, int crt, uint64_t *addr,
+                      unsigned n, uint64_t (*cont)[2], unsigned *nc, unsigned max)
 {
-    const uint8_t *m = NULL, *d;
-    uint64_t len = 0, size;
-    int crt, type, flags, k, rc = header(r, root, "the root group", &m, &len, &crt);
-    if (rc < 0)
-        return rc;
-    const uint8_t *end = m + len;
-    while (rc == 0 && (k = next(&m, end, crt, &type, &flags, &d, &size))) {
+    const uint8_t *end = m + len, *d;
+    uint64_t size;
+    int type, flags, k;
+    while ((k = next(&m, end, crt, &type, &flags, &d, &size))) {
         if (k < 0)
             return bad(r->io, -EILSEQ, "a malformed message in the root group's header");
         if (type == 0x11)
@@ -518,6 +554,12 @@ static int find_records(struct h5r *r, uint64_t root, uint64_t *addr)
         if (type == 2 && size >= 10 && get(d + 2, 8) != UNDEF)
             return bad(r->io, -ENOTSUP, "a root group of many links (dense storage): not "
                        "supported");
+        if (type == 0x10 && size >= 16) {
+            if (*nc == max)
+                return bad(r->io, -ENOTSUP, "a root group's header in too many chunks");
+            cont[*nc][0] = get(d, 8);
+            cont[(*nc)++][1] = get(d + 8, 8);
+        }
         if (type != 6 || size < 4 || d[0] != 1)
             continue;
         uint64_t q = 2, ltype = 0, w = 1u << (d[1] & 3);
@@ -526,22 +568,56 @@ static int find_records(struct h5r *r, uint64_t root, uint64_t *addr)
         q += (d[1] & 0x04 ? 8 : 0) + (d[1] & 0x10 ? 1 : 0);
         uint64_t nl = q + w <= size ? get(d + q, (int)w) : size;
         q += w;
-        if (ltype == 0 && q + nl + 8 <= size && nl == 9 && !memcmp(d + q, "records_0", 9)) {
-            *addr = get(d + q + nl, 8);
-            return 0;
+        char name[32];
+        for (unsigned i = 0; ltype == 0 && q + nl + 8 <= size && i < n; i++) {
+            int nn = snprintf(name, sizeof name, "records_%u", i);
+            if (nl == (uint64_t)nn && !memcmp(d + q, name, nl))
+                addr[i] = get(d + q + nl, 8);
         }
     }
-    return rc ? rc : bad(r->io, -EILSEQ, "no dataset records_0 in the root group");
+    return 0;
+}
+
+/* The root group's hard links records_0 .. records_{n-1}: its header,
+ * then each continuation chunk in the order named, as libhdf5 loads it. */
+static int find_records(struct h5r *r, uint64_t root, uint64_t *addr, unsigned n)
+{
+    const uint8_t *m = NULL;
+    uint64_t len = 0, cont[16][2];
+    unsigned nc = 0;
+    int crt, rc = header(r, root, "the root group", &m, &len, &crt);
+    for (unsigned i = 0; i < n; i++)
+        addr[i] = UNDEF;
+    if (rc == 0)
+        rc = root_links(r, m, len, crt, addr, n, cont, &nc, 16);
+    uint8_t *b = (uint8_t *)r->io->buf;
+    for (unsigned i = 0; rc == 0 && i < nc; i++) {
+        uint64_t at = cont[i][0], clen = cont[i][1];
+        if (clen < 8 || clen > r->io->buflen || at > r->eoa || clen > r->eoa - at)
+            return bad(r->io, -EILSEQ, "the root group: a continuation past the end of file");
+        if ((rc = rd(r, b, clen, at)) < 0)
+            return rc;
+        if (memcmp(b, "OCHK", 4) || !summed(b, clen))
+            return bad(r->io, -EILSEQ, "the root group: a bad continuation chunk (OCHK)");
+        rc = root_links(r, b + 4, clen - 8, crt, addr, n, cont, &nc, 16);
+    }
+    for (unsigned i = 0; rc == 0 && i < n; i++)
+        if (addr[i] == UNDEF) {
+            snprintf(r->io->msg, sizeof r->io->msg, "no dataset records_%u in the root group%s",
+                     i, i ? " (a file of fewer num_dset_per_record)" : "");
+            return -EILSEQ;
+        }
+    return rc;
 }
 
 static int space(struct h5r *r, const uint8_t *d, uint64_t size, struct h5set *s)
 {
     uint64_t at = d[0] == 1 ? 8 : 4;
     if ((d[0] != 1 && d[0] != 2) || size < at)
-        return bad(r->io, -ENOTSUP, "records_0: a dataspace of an unknown version");
+        return dbad(r, -ENOTSUP, ": a dataspace of an unknown version");
     s->rank = d[1];
     if (s->rank == 0 || s->rank > MAX_RANK || (d[0] == 2 && d[3] != 1) || at + 8 * s->rank > size)
-        return bad(r->io, -ENOTSUP, "records_0 is not an array (scalar or empty)");
+        return dbad(r, -ENOTSUP, " is not an array (scalar or empty)");
     for (int k = 0; k < s->rank; k++)
         s->dims[k] = get(d + at + 8 * k, 8);
     return 0;
@@ -550,66 +626,66 @@ static int space(struct h5r *r, const uint8_t *d, uint64_t size, struct h5set *s
 static int layout(struct h5r *r, const uint8_t *d, uint64_t size, struct h5set *s)
 {
     if (size < 5 || (d[0] != 3 && d[0] != 4) || d[1] == 0 || d[1] > 2)
-        return bad(r->io, -ENOTSUP, "records_0 is neither contiguous nor chunked (compact, "
+        return dbad(r, -ENOTSUP, " is neither contiguous nor chunked (compact, "
                    "virtual or an old layout version): not supported");
     s->layout = d[1];
     if (d[1] == 1) {
         if (size < 18)
-            return bad(r->io, -EILSEQ, "records_0: a malformed contiguous layout");
+            return dbad(r, -EILSEQ, ": a malformed contiguous layout");
         s->addr = get(d + 2, 8);
         s->size = get(d + 10, 8);
         return 0;
     }
     if (d[0] == 3)
-        return bad(r->io, -ENOTSUP, "records_0's chunks are indexed by a version 1 B-tree "
+        return dbad(r, -ENOTSUP, "'s chunks are indexed by a version 1 B-tree "
                    "(layout version 3): not supported");
     uint64_t nd = d[3], e = d[4], q = 5 + nd * e;
     if (nd < 2 || nd != (uint64_t)s->rank + 1 || e == 0 || e > 8 ||
         q + 9 + (q < size && d[q] == 3) > size)
-        return bad(r->io, -EILSEQ, "records_0: a malformed chunked layout");
+        return dbad(r, -EILSEQ, ": a malformed chunked layout");
     for (uint64_t k = 0; k < nd; k++)
         s->cdims[k] = get(d + 5 + k * e, (int)e);
     s->index = d[q];
     if (d[2] & 0x02 || (s->index != 1 && s->index != 2 && s->index != 3))
-        return bad(r->io, -ENOTSUP, "records_0's chunk index is none of single chunk, implicit "
+        return dbad(r, -ENOTSUP, "'s chunk index is none of single chunk, implicit "
                    "and Fixed Array (a resizable dataset): not supported");
     s->page_bits = s->index == 3 ? d[q + 1] : 0;
     s->addr = get(d + q + 1 + (s->index == 3), 8);
     return 0;
 }
 
-/* records_0's shape, type and layout from its object header. */
+/* records_k's shape, type and layout from its object header. */
 static int dataset(struct h5r *r, uint64_t addr, struct h5set *s)
 {
     const uint8_t *m = NULL, *d;
     uint64_t len = 0, size;
-    int crt, type, flags, k, rc = header(r, addr, "records_0", &m, &len, &crt), seen = 0;
+    int crt, type, flags, k, rc = header(r, addr, r->name, &m, &len, &crt), seen = 0;
     if (rc < 0)
         return rc;
     const uint8_t *end = m + len;
     while (rc == 0 && (k = next(&m, end, crt, &type, &flags, &d, &size))) {
         if (k < 0)
-            return bad(r->io, -EILSEQ, "a malformed message in records_0's header");
+            return bad(r->io, -EILSEQ, "'s header: a malformed message");
         if ((type == 1 || type == 3 || type == 8) && flags & 0x02)
-            return bad(r->io, -ENOTSUP, "records_0 shares a message (a committed datatype): "
+            return dbad(r, -ENOTSUP, " shares a message (a committed datatype): "
                        "not supported");
         if (type == 1)
             rc = space(r, d, size, s), seen |= 1;
         else if (type == 3 && size >= 8) {
             s->esize = get(d + 4, 4), seen |= 2;
             if ((d[0] & 0x0f) == 9 || s->esize == 0)
-                return bad(r->io, -ENOTSUP, "records_0 is of variable length: not supported");
+                return dbad(r, -ENOTSUP, " is of variable length: not supported");
         } else if (type == 8)
             rc = layout(r, d, size, s), seen |= 4;
         else if (type == 0x0b)
-            return bad(r->io, -ENOTSUP, "records_0 is filtered (compressed): not supported");
+            return dbad(r, -ENOTSUP, " is filtered (compressed): not supported");
         else if (type == 0x10)
-            return bad(r->io, -ENOTSUP, "records_0's header continues elsewhere: not supported");
+            return dbad(r, -ENOTSUP, "'s header continues elsewhere: not supported");
     }
     if (rc == 0 && seen != 7)
-        return bad(r->io, -EILSEQ, "records_0's header lacks its dataspace, datatype or layout");
+        return dbad(r, -EILSEQ, "'s header lacks its dataspace, datatype or layout");
     if (rc == 0 && s->layout == 2 && s->cdims[s->rank] != s->esize)
-        return bad(r->io, -EILSEQ, "records_0: chunks of another element size");
+        return dbad(r, -EILSEQ, ": chunks of another element size");
     return rc;
 }
 
@@ -620,7 +696,7 @@ static int contiguous(struct h5r *r, const struct h5set *s, uint64_t j, uint64_t
     if (s->addr == UNDEF)
         return 0;                       /* never written: the fill value */
     if (s->size < s->dims[0] * len || s->addr + s->size > r->eoa)
-        return bad(r->io, -EILSEQ, "records_0's data runs past the end of the file");
+        return dbad(r, -EILSEQ, "'s data runs past the end of the file");
     uint64_t off = s->addr + j * len, end = s->addr + s->size;
     if (len > SIEVE)
         return rd_span(r, off, len);
@@ -651,12 +727,12 @@ static int fixed_array_get(struct h5r *r, const struct h5set *s, uint64_t total,
     if (rc < 0)
         return rc;
     if (memcmp(b, "FAHD", 4) || b[4] != 0 || !summed(b, FAHD_LEN))
-        return bad(r->io, -EILSEQ, "records_0: a bad Fixed Array header (FAHD)");
+        return dbad(r, -EILSEQ, ": a bad Fixed Array header (FAHD)");
     if (b[5] != 0 || b[6] != 8)
-        return bad(r->io, -ENOTSUP, "records_0: Fixed Array entries of filtered chunks");
+        return dbad(r, -ENOTSUP, ": Fixed Array entries of filtered chunks");
     uint64_t pb = b[7], max = get(b + 8, 8), db = get(b + 16, 8), page = 1ull << pb;
     if (max < total || pb > 30)
-        return bad(r->io, -EILSEQ, "records_0: a Fixed Array of fewer entries than chunks");
+        return dbad(r, -EILSEQ, ": a Fixed Array of fewer entries than chunks");
     for (uint64_t i = 0; i < n; i++)
         a[i] = UNDEF;
     if (db == UNDEF)
@@ -664,11 +740,11 @@ static int fixed_array_get(struct h5r *r, const struct h5set *s, uint64_t total,
     uint64_t pages = (max + page - 1) / page, bm = max > page ? (pages + 7) / 8 : 0;
     uint64_t pre = FADB_PREFIX + bm + (bm ? 4 : 8 * max + 4);
     if (pre > r->io->buflen)
-        return bad(r->io, -EFBIG, "records_0: a Fixed Array larger than the buffer");
+        return dbad(r, -EFBIG, ": a Fixed Array larger than the buffer");
     if ((rc = rd(r, b, pre, db)) < 0)
         return rc;
     if (memcmp(b, "FADB", 4) || !summed(b, pre))
-        return bad(r->io, -EILSEQ, "records_0: a bad Fixed Array data block (FADB)");
+        return dbad(r, -EILSEQ, ": a bad Fixed Array data block (FADB)");
     if (!bm) {
         for (uint64_t i = 0; i < n; i++)
             a[i] = get(b + FADB_PREFIX + 8 * (lo + i), 8);
@@ -676,7 +752,7 @@ static int fixed_array_get(struct h5r *r, const struct h5set *s, uint64_t total,
     }
     uint8_t map[4096];                  /* the bitmap: up to 2^15 pages */
     if (bm > sizeof map)
-        return bad(r->io, -EFBIG, "records_0: a Fixed Array of too many pages");
+        return dbad(r, -EFBIG, ": a Fixed Array of too many pages");
     memcpy(map, b + FADB_PREFIX, bm);
     for (uint64_t i = 0, p; rc == 0 && i < n; i = (p + 1) * page - lo) {
         p = (lo + i) / page;
@@ -684,11 +760,11 @@ static int fixed_array_get(struct h5r *r, const struct h5set *s, uint64_t total,
         if (!(map[p / 8] & 0x80 >> p % 8))
             continue;                   /* a page never written */
         if (len > r->io->buflen)
-            return bad(r->io, -EFBIG, "records_0: a Fixed Array page larger than the buffer");
+            return dbad(r, -EFBIG, ": a Fixed Array page larger than the buffer");
         if ((rc = rd(r, b, len, db + pre + p * (8 * page + 4))) < 0)
             return rc;
         if (!summed(b, len))
-            return bad(r->io, -EILSEQ, "records_0: bad checksum in a Fixed Array page");
+            return dbad(r, -EILSEQ, ": bad checksum in a Fixed Array page");
         for (uint64_t e = lo + i; e < (p + 1) * page && e < lo + n; e++)
             a[e - lo] = get(b + 8 * (e - p * page), 8);
     }
@@ -703,7 +779,7 @@ static int chunked(struct h5r *r, const struct h5set *s, uint64_t j)
     uint64_t grid[MAX_RANK], per = 1, total, cb = s->esize;
     for (int k = 0; k < s->rank; k++) {
         if (s->cdims[k] == 0)
-            return bad(r->io, -EILSEQ, "records_0: a chunk dimension of 0");
+            return dbad(r, -EILSEQ, ": a chunk dimension of 0");
         grid[k] = (s->dims[k] + s->cdims[k] - 1) / s->cdims[k];
         per *= k ? grid[k] : 1;
         cb *= s->cdims[k];
@@ -716,14 +792,14 @@ static int chunked(struct h5r *r, const struct h5set *s, uint64_t j)
     if (s->index == 3)
         rc = fixed_array_get(r, s, total, lo, per, a);
     else if (s->index == 1 && total != 1)
-        return bad(r->io, -EILSEQ, "records_0: a single-chunk index over many chunks");
+        return dbad(r, -EILSEQ, ": a single-chunk index over many chunks");
     for (uint64_t i = 0; s->index != 3 && i < per; i++)
         a[i] = s->addr == UNDEF ? UNDEF : s->addr + (lo + i) * cb;     /* implicit */
     for (uint64_t i = 0; rc == 0 && i < per; i++) {
         if (a[i] == UNDEF)
             continue;
         if (a[i] + cb > r->eoa)
-            return bad(r->io, -EILSEQ, "records_0: a chunk past the end of the file");
+            return dbad(r, -EILSEQ, ": a chunk past the end of the file");
         if (cb <= CHUNK_CACHE) {
             rc = rd_span(r, a[i], cb);
             continue;
@@ -743,12 +819,34 @@ static int chunked(struct h5r *r, const struct h5set *s, uint64_t j)
     return rc;
 }
 
-int lb_fmt_hdf5_read(int fd, const char *path, uint64_t j, struct lb_fmt_io *io, uint64_t *len)
+/* Sample j of the dataset at addr (r->name): its header, then its data. */
+static int read_dataset(struct h5r *r, uint64_t addr, uint64_t j, uint64_t *len)
+{
+    struct h5set s = {0};
+    int rc = dataset(r, addr, &s);
+    if (rc < 0)
+        return rc;
+    uint64_t n = s.esize;
+    for (int k = 1; k < s.rank; k++)
+        n *= s.dims[k];
+    *len += n;
+    if (j >= s.dims[0]) {
+        snprintf(r->io->msg, sizeof r->io->msg, "%s holds %llu samples, sample %llu asked for",
+                 r->name, (unsigned long long)s.dims[0], (unsigned long long)j);
+        return -EILSEQ;
+    }
+    return s.layout == 1 ? contiguous(r, &s, j, n) : chunked(r, &s, j);
+}
+
+int lb_fmt_hdf5_read(int fd, const char *path, uint64_t j, unsigned ndset, struct lb_fmt_io *io,
+                     uint64_t *len)
 {
     struct h5r r = {.fd = fd, .io = io};
-    struct h5set s = {0};
     struct stat st;
-    uint64_t root, addr;
+    uint64_t root, addr[LB_H5_MAX_DSETS];
+    ndset = ndset ? ndset : 1;
+    if (ndset > LB_H5_MAX_DSETS)
+        return bad(io, -EINVAL, "num_dset_per_record above what is read");
     if (fstat(fd, &st) < 0)
         return -errno;
     (void)flock(fd, LOCK_SH | LOCK_NB);  /* libhdf5's lock; closing drops it */
@@ -760,19 +858,11 @@ int lb_fmt_hdf5_read(int fd, const char *path, uint64_t j, struct lb_fmt_io *io,
     if (rc == 0)
         (void)fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW);   /* its name resolved */
     if (rc == 0)
-        rc = find_records(&r, root, &addr);
-    if (rc == 0)
-        rc = dataset(&r, addr, &s);
-    if (rc < 0)
-        return rc;
-    uint64_t n = s.esize;
-    for (int k = 1; k < s.rank; k++)
-        n *= s.dims[k];
-    *len = n;
-    if (j >= s.dims[0]) {
-        snprintf(io->msg, sizeof io->msg, "records_0 holds %llu samples, sample %llu asked for",
-                 (unsigned long long)s.dims[0], (unsigned long long)j);
-        return -EILSEQ;
+        rc = find_records(&r, root, addr, ndset);
+    *len = 0;
+    for (unsigned k = 0; rc == 0 && k < ndset; k++) {
+        snprintf(r.name, sizeof r.name, "records_%u", k);
+        rc = read_dataset(&r, addr[k], j, len);
     }
-    return s.layout == 1 ? contiguous(&r, &s, j, n) : chunked(&r, &s, j);
+    return rc;
 }

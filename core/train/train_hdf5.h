@@ -1,6 +1,7 @@
 /*
  * HDF5 files as h5py.File(name, 'w', libver='latest') writes DLIO's: the
- * dataset records_0 of shape (samples, sample bytes), uint8, contiguous or
+ * datasets records_0 .. records_{N-1} (DLIO's num_dset_per_record, 1 by
+ * default), each of shape (samples, sample bytes / N), uint8, contiguous or
  * chunked with a Fixed Array index, and labels, int64 zeros.  The writer
  * here only plans the file and builds its metadata; train_fmt.c writes the
  * data around it.  The reader (lb_fmt_hdf5_read, train_fmt.h) lives here
@@ -15,16 +16,23 @@
 
 #define LB_H5_MAX_CHUNKS (1ull << 24)   /* chunks per file the writer allows */
 #define LB_H5_MAX_CHUNK ((1ull << 32) - 1)  /* HDF5's largest chunk, bytes */
+#define LB_H5_MAX_DSETS 7u              /* records_k datasets: with labels, the 8
+                                           links of a compact group (libhdf5 goes
+                                           dense past them, not written or read) */
 
 struct lb_h5_plan {
-    uint64_t rows, cols;         /* records_0's shape */
+    uint64_t ndset;              /* records_0 .. records_{ndset-1} */
+    uint64_t rows, cols;         /* each one's shape */
     uint64_t crows, ccols;       /* chunk shape; 0: contiguous */
     uint64_t nchunks, cbytes;    /* chunks and bytes per chunk */
     uint64_t meta;               /* bytes of metadata from offset 0 */
-    uint64_t data, data_len;     /* records_0's data (chunks back to back) */
+    uint64_t data, data_len;     /* records_0's data (chunks back to back);
+                                    records_k's at data + k * data_len */
     uint64_t labels;             /* labels' data, 8 bytes per sample */
     uint64_t eof;                /* the file's size */
-    uint64_t root, dset, lab, fahd, fadb;   /* object headers, chunk index */
+    uint64_t root, dset, lab, fahd, fadb;   /* object headers, chunk index
+                                               (records_0's) */
+    uint64_t dset_step, fa_step; /* from records_k's header and index to k+1's */
 };
 
 /* Jenkins' lookup3 hashlittle with initval 0: HDF5's metadata checksum. */
@@ -35,7 +43,9 @@ uint32_t lb_h5_checksum(const void *p, size_t n);
  * 0, or -EFBIG when a chunk or the chunk count passes what is written. */
 int lb_h5_chunks(uint64_t spf, uint64_t len, uint64_t chunk, uint64_t *rows, uint64_t *cols);
 
-/* The file of shape s: 0, or -EFBIG as lb_h5_chunks. */
+/* The file of shape s (s->dsets datasets, 0 as 1, each of s->len / dsets
+ * bytes a sample): 0, -EINVAL for a count above LB_H5_MAX_DSETS or not
+ * dividing s->len, or -EFBIG as lb_h5_chunks. */
 int lb_h5_plan(const struct lb_fmt_shape *s, struct lb_h5_plan *p);
 
 /* Its metadata, p->meta bytes (superblock, object headers, chunk index;

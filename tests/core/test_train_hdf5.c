@@ -4,7 +4,9 @@
  * superblock; the plan of a file puts records_0 contiguous by default,
  * chunks of whole samples or of pieces of one as chunk_size asks, a Fixed
  * Array only past one chunk, its data 4 KiB aligned and the file's end
- * after the labels, and refuses chunks of 4 GiB or more than 2^24 of them.
+ * after the labels, and refuses chunks of 4 GiB or more than 2^24 of them;
+ * num_dset_per_record's datasets one after another, a count not dividing
+ * the sample or past LB_H5_MAX_DSETS refused.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -77,10 +79,36 @@ static void metadata(void)
     free(m);
 }
 
+/* num_dset_per_record: records_k of a third of the sample each, their
+ * headers, indexes and data one after another, the labels after all. */
+static void datasets(void)
+{
+    struct lb_h5_plan p;
+    struct lb_fmt_shape s = {.spf = 4, .len = 12288, .chunk = 2048, .dsets = 3};
+    unsigned char *m;
+    CHECK(lb_h5_plan(&s, &p) == 0 && p.ndset == 3 && p.cols == 4096 && p.nchunks == 8);
+    CHECK(p.labels == p.data + 3 * p.data_len && p.data_len == 4 * 4096);
+    CHECK(p.lab == p.dset + 3 * p.dset_step && p.fahd >= p.lab && p.fa_step > 28);
+    CHECK(lb_h5_plan(&s, &p) == 0 && lb_h5_meta(&p, &m) == 0);
+    for (int k = 0; k < 3; k++) {
+        CHECK(!memcmp(m + p.dset + k * p.dset_step, "OHDR", 4));
+        CHECK(!memcmp(m + p.fahd + k * p.fa_step, "FAHD", 4));
+        CHECK(!memcmp(m + p.fadb + k * p.fa_step, "FADB", 4));
+    }
+    CHECK(memmem(m + p.root, p.dset - p.root, "records_2", 9) != NULL);
+    free(m);
+    s.dsets = 5;                        /* 12288 bytes do not split 5 ways */
+    CHECK(lb_h5_plan(&s, &p) == -EINVAL);
+    s.dsets = LB_H5_MAX_DSETS + 1;
+    s.len = 4096 * s.dsets;
+    CHECK(lb_h5_plan(&s, &p) == -EINVAL);
+}
+
 int main(void)
 {
     checksums();
     plans();
     metadata();
+    datasets();
     return failures ? 1 : 0;
 }

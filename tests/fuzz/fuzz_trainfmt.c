@@ -3,7 +3,8 @@
  * existing dataset (dir= a glob or a list) comes in: any bytes, read as an
  * npz file by np.load's reads (lb_fmt_npz_read), by DLIO's O_DIRECT
  * reader's one read (lb_fmt_npz_read_whole), as an HDF5 file by h5py's
- * reads of one sample (lb_fmt_hdf5_read, the sample the last byte gives),
+ * reads of one sample (lb_fmt_hdf5_read, the sample and the count of
+ * records_k datasets the last byte gives),
  * and as a TFRecord stream fed in pieces of the sizes the first byte gives
  * (lb_fmt_tf_feed).  The input is the file, held in a memfd.
  *
@@ -59,7 +60,8 @@ static void hdf5(int fd, const uint8_t *data, size_t size, char *buf)
     char path[64];
     uint64_t len = 0;
     snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-    int rc = lb_fmt_hdf5_read(fd, path, size ? data[size - 1] % 4 : 0, &io, &len);
+    unsigned last = size ? data[size - 1] : 0;  /* the sample, and 1 to 4 datasets */
+    int rc = lb_fmt_hdf5_read(fd, path, last % 4, 1 + last / 64, &io, &len);
     refusal_said(rc, &io);
     (void)len;                  /* unallocated chunks read as fill, past the end */
     free(io.zbuf);              /* the chunk addresses */

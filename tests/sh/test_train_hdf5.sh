@@ -9,6 +9,12 @@
 # read too; a bad checksum or a cut file fails naming it (exit 1), a data
 # set of the earlier HDF5-like layout is refused (exit 2) or laid out again
 # with relayout=1, and chunk counts past the writer's are refused (exit 2).
+# num_dset_per_record=N lays out records_0 .. records_{N-1}, each (samples,
+# sample bytes / N), and reads sample i of each as DLIO's reader does
+# (f['records_k'][i] for each k), call for call as h5py reads its own such
+# files (whose root group spills into continuation chunks) and luabench's;
+# a count not dividing the sample, past 7, for another format, or other
+# than the record's is refused (exit 2).
 # lb-test: labels noleak (LeakSanitizer under ptrace)
 . "$(dirname "$0")/lib.sh"
 tmp=$(lb_tmpdir)
@@ -28,23 +34,24 @@ local t = {dir = args.dir, files = 2, samples_per_file = tonumber(args.spf or 4)
            sample_size = args.size or "10k", batch_size = args.list and 1 or 2, read_threads = 1,
            compute_time = 0, shuffle = "none", format = "hdf5"}
 if args.chunk then t.chunk_size = args.chunk end
+if args.n then t.num_dset_per_record = tonumber(args.n) end
+if args.fmt then t.format = args.fmt end
 if args.relayout then t.relayout = true end
 if args.list then t.dir = {args.dir}; t.files = 1 end
 local r = lb.train(t)
 print(string.format("samples=%d bytes=%d laid=%d", r.samples, r.bytes, r.layout.files))
 LUA
 
-# check.py FILE SPF SIZE: h5py's view of a file lb laid out, its bytes
-# those on disk where the layout says they are.
+# check.py FILE SPF SIZE [N]: h5py's view of a file lb laid out (N
+# datasets of SIZE / N bytes a sample), its bytes those on disk where the
+# layout says they are.
 cat > check.py <<'PY'
 import sys, h5py, numpy as np
 path, spf, size = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+n = int(sys.argv[4]) if len(sys.argv) > 4 else 1
 raw = open(path, "rb").read()
-with h5py.File(path, "r") as f:
-    assert sorted(f.keys()) == ["labels", "records_0"], list(f.keys())
-    d, l = f["records_0"], f["labels"]
+def check(d, size, first):
     assert d.shape == (spf, size) and d.dtype == np.uint8, (d.shape, d.dtype)
-    assert l.shape == (spf,) and l.dtype == np.int64 and not l[:].any()
     a = d[:]
     if d.chunks is None:
         at = d.id.get_offset()
@@ -59,8 +66,16 @@ with h5py.File(path, "r") as f:
             assert (blk[:h, :w] == a[y:y + h, x:x + w]).all(), ("chunk", i)
     at = d.id.get_offset() if d.chunks is None else d.id.get_chunk_info(0).byte_offset
     stamp = np.frombuffer(raw[at:at + 16], np.uint64)   # luabench's stamp on the data
-    assert at % 4096 == 0 and stamp[1] == at, (at, stamp)
-    print("chunks", d.chunks)
+    assert (not first and at % 4096) or (at % 4096 == 0 and stamp[1] == at), (at, stamp)
+    return d.chunks
+with h5py.File(path, "r") as f:
+    names = sorted(["labels"] + [f"records_{k}" for k in range(n)])
+    assert sorted(f.keys()) == names, list(f.keys())
+    l = f["labels"]
+    assert l.shape == (spf,) and l.dtype == np.int64 and not l[:].any()
+    for k in range(n):
+        chunks = check(f[f"records_{k}"], size // n, k == 0)
+    print("chunks", chunks)
 PY
 
 # lay NAME SPF SIZE [k=v...]: lays out dir NAME, checks its files with h5py.
@@ -70,10 +85,11 @@ lay() {
     fail "$name: the run failed"
   contains "$(cat out.txt)" "samples=$((2 * spf))" "$name: samples"
   [ -z "$PY" ] && return
-  local bytes
+  local bytes n=1 a
   bytes=$(numfmt --from=iec "${size^^}")
+  for a in "$@"; do case $a in n=*) n=${a#n=} ;; esac; done
   for f in "$tmp/$name"/shard_*.hdf5; do
-    "$PY" check.py "$f" "$spf" "$bytes" > py.txt 2>&1 || fail "$name: h5py: $(tail -3 py.txt)"
+    "$PY" check.py "$f" "$spf" "$bytes" "$n" > py.txt 2>&1 || fail "$name: h5py: $(tail -3 py.txt)"
   done
 }
 lay contig 4 10k
@@ -83,6 +99,11 @@ lay chunk2 4 10k chunk=20k
 lay single 4 10k chunk=40k
 lay paged 4 2k chunk=4
 [ -z "$PY" ] || contains "$(cat py.txt)" "(1, 4)" "paged: chunks of 4 bytes"
+lay multi 4 12k n=3
+lay multik 4 12k n=3 chunk=2k
+[ -z "$PY" ] || contains "$(cat py.txt)" "(1, 2048)" "multik: chunks of 2 KiB"
+grep -qx 'num_dset_per_record 3' "$tmp/multi/.luabench-shard.hdf5.layout" ||
+  fail "the record does not hold num_dset_per_record"
 if command -v h5dump >/dev/null; then
   h=$(h5dump -H "$tmp/chunk4k/shard_0000.hdf5")
   contains "$h" 'DATASPACE  SIMPLE { ( 4, 10240 ) / ( 4, 10240 ) }' "h5dump: records_0's shape"
@@ -128,28 +149,67 @@ for name, shape, chunks in (("c", (8, 4096), None), ("k", (8, 4096), (1, 4096)),
         f.create_dataset("records_0", shape, dtype=np.uint8, data=data, chunks=chunks)
         f.create_dataset("labels", data=[0] * shape[0])
 PY
+  # and with num_dset_per_record's datasets (root groups of 3 and more
+  # links continue in OCHK chunks, of 4 in two)
+  "$PY" - "$tmp" <<'PY' || fail "h5py could not write its files of many datasets"
+import sys, h5py, numpy as np
+for name, n, shape, chunks in (("m2", 2, (8, 2048), None), ("m3", 3, (8, 2048), None),
+                               ("m3k", 3, (8, 2048), (1, 1024)), ("m4", 4, (6, 1000), (2, 500)),
+                               ("m7", 7, (4, 512), None)):
+    with h5py.File(f"{sys.argv[1]}/{name}.h5", "w", libver="latest") as f:
+        data = np.arange(np.prod(shape), dtype=np.uint64).astype(np.uint8).reshape(shape)
+        for k in range(n):
+            f.create_dataset(f"records_{k}", shape, dtype=np.uint8, data=data, chunks=chunks)
+        f.create_dataset("labels", data=[0] * shape[0])
+PY
+  # rd.py FILE SAMPLES [N]: DLIO's reads, each sample of each records_k
   cat > rd.py <<'PY'
 import sys, h5py
+n = int(sys.argv[3]) if len(sys.argv) > 3 else 1
 for i in range(int(sys.argv[2])):
-    f = h5py.File(sys.argv[1], "r"); f["records_0"][i]; f.close()
+    f = h5py.File(sys.argv[1], "r")
+    for k in range(n):
+        f[f"records_{k}"][i]
+    f.close()
 PY
-  for x in c:8 k:8 k2:8 p:1500 e:5 b:4; do
-    n=${x#*:}; f="$tmp/${x%:*}.h5"
-    out=$("$LUABENCH" --quiet run.lua dir="$f" list=1 spf="$n") || fail "$f: exit $?"
-    contains "$out" "samples=$n " "h5py's ${x%:*}.h5 read"
-    [ $tracing = 1 ] || continue
-    calls() { grep -F "$f" "$1" | sed -E 's/^[0-9]+ +//' |
-      sed -E 's/^pread64\(.*, ([0-9]+), ([0-9]+)\).*/pread64 \1 \2/' |
-      sed -E 's/^(openat|newfstatat|flock)\(.*/\1/'; }
-    strace -f -y -e trace=openat,pread64,newfstatat,flock -o h5py.st "$PY" rd.py "$f" "$n" ||
+  calls() { grep -F "$f" "$1" | sed -E 's/^[0-9]+ +//' |
+    sed -E 's/^pread64\(.*, ([0-9]+), ([0-9]+)\).*/pread64 \1 \2/' |
+    sed -E 's/^(openat|newfstatat|flock)\(.*/\1/'; }
+  # same F SAMPLES N: luabench reads F call for call as h5py does
+  same() {
+    strace -f -y -e trace=openat,pread64,newfstatat,flock -o h5py.st "$PY" rd.py "$f" "$2" "$3" ||
       fail "h5py could not read $f"
     strace -f -y -e trace=openat,pread64,newfstatat,flock -o lb.st \
-      "$LUABENCH" --quiet run.lua dir="$f" list=1 spf="$n" > /dev/null || fail "$f: traced"
+      "$LUABENCH" --quiet run.lua dir="$f" list=1 spf="$2" n="$3" > /dev/null || fail "$f: traced"
     calls h5py.st > h5py.seq
     calls lb.st > lb.seq
     diff h5py.seq lb.seq > diff.txt || fail "$f: reads other than h5py's: $(head -8 diff.txt)"
+  }
+  for x in c:8:1 k:8:1 k2:8:1 p:1500:1 e:5:1 b:4:1 m2:8:2 m3:8:3 m3k:8:3 m4:6:4 m7:4:7; do
+    IFS=: read -r name n N <<< "$x"; f="$tmp/$name.h5"
+    out=$("$LUABENCH" --quiet run.lua dir="$f" list=1 spf="$n" n="$N") || fail "$f: exit $?"
+    contains "$out" "samples=$n " "h5py's $name.h5 read"
+    [ $tracing = 1 ] || continue
+    same "$f" "$n" "$N"
+    [ "$N" -lt 3 ] || grep -q 'OCHK' h5py.st || fail "$name.h5: no continuation read by h5py"
   done
+  for f in "$tmp"/multi/shard_0000.hdf5 "$tmp"/multik/shard_0001.hdf5; do
+    [ $tracing = 1 ] && same "$f" 4 3   # h5py's reads of luabench's files
+  done
+  expect_exit 1 "no dataset records_2 in the root group" \
+    "$LUABENCH" --quiet run.lua dir="$tmp/m2.h5" list=1 spf=8 n=3
 fi
+
+# num_dset_per_record that does not fit
+expect_exit 2 "num_dset_per_record must divide sample_size" \
+  "$LUABENCH" --quiet run.lua dir="$tmp/odd" size=10000 n=3
+expect_exit 2 "num_dset_per_record: at most 7" \
+  "$LUABENCH" --quiet run.lua dir="$tmp/odd" size=16k n=8
+expect_exit 2 "num_dset_per_record is for format=hdf5" \
+  "$LUABENCH" --quiet run.lua dir="$tmp/odd" n=2 fmt=npz
+expect_exit 2 "laid out with num_dset_per_record=3, this run asks for num_dset_per_record=2" \
+  "$LUABENCH" --quiet run.lua dir="$tmp/multi" spf=4 size=12k n=2
+[ ! -e "$tmp/odd" ] || fail "a refused num_dset_per_record laid out files"
 
 # broken files: a superblock byte, a header byte, a file cut short
 cp "$tmp/contig/shard_0000.hdf5" "$tmp/sb.hdf5"
@@ -186,4 +246,6 @@ grep -qx 'format hdf5 libver=latest' "$rec" ||
 # chunks past what is written
 expect_exit 2 "format=hdf5: chunk_size makes chunks of 4 GiB or more" \
   "$LUABENCH" --quiet run.lua dir="$tmp/many" size=8m chunk=1
+expect_exit 2 "more than 2^24 chunks in a file" \
+  "$LUABENCH" --quiet run.lua dir="$tmp/many" size=10m chunk=2 n=5   # 4M chunks, 5 datasets
 pass
