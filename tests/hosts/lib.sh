@@ -72,16 +72,17 @@ hosts_init_crash() {
 }
 
 # hosts_launch CMD...: CMD's output and status, as $(CMD 2>&1) gives them;
-# a launch whose rank died inside MPI_Init is tried once more, with a line
-# on stderr (the crash is Open MPI's, before luabench runs).
+# a launch whose rank died inside MPI_Init is tried again, up to three
+# launches in all, with a line on stderr each time (the crash is Open
+# MPI's, before luabench runs; on a loaded machine it came twice running).
 hosts_launch() {
-  local out rc=0
-  out=$("$@" 2>&1) || rc=$?
-  if [ "$rc" -ne 0 ] && hosts_init_crash; then
-    echo "note: a rank died inside Open MPI's MPI_Init; launching once more" >&2
+  local out rc=0 try
+  for try in 1 2 3; do
     rc=0
     out=$("$@" 2>&1) || rc=$?
-  fi
+    [ "$rc" -ne 0 ] && [ "$try" -lt 3 ] && hosts_init_crash || break
+    echo "note: a rank died inside Open MPI's MPI_Init; launching again" >&2
+  done
   printf '%s\n' "$out"
   return "$rc"
 }
