@@ -5,7 +5,7 @@ nothing and prints the figures and their ratios.
 
   python3 tests/bench/dlio_bench.py [--luabench build/luabench] [--dir /dev/shm/lb-dlio]
       [--rounds 2] [--epochs 3] [--accelerators 1,2] [--only unet3d,resnet50]
-      [--lb-ranks] [--hosts N] [--lb-layout] [--direct] [--keep]
+      [--lb-ranks] [--hosts N] [--lb-layout] [--direct] [--format npz|hdf5] [--keep]
 
 DLIO is run where it imports: DLIO_SRC (a checkout of argonne-lcf/dlio_benchmark,
 the folder holding dlio_benchmark/) and HYDRA_SRC (facebookresearch/hydra with its
@@ -16,7 +16,10 @@ lb.train runs against the bare loop on files it lays out itself (--lb-layout:
 with names='dlio', DIR/NAME-lb is DLIO's data_folder, which DLIO then reads too).
 --direct reads with O_DIRECT on both sides (DLIO's reader.odirect, lb.train's
 direct=1: each npz file whole in one aligned read); the bare loop, buffered, is
-left out then.  Where the
+left out then.  --format hdf5 has DLIO generate and read HDF5 files (h5py, its
+HDF5Reader: records_0[i] of each file) and lb.train read them with format=hdf5,
+as libhdf5 reads them; the bare loop, whose reads are npz's, is left out then.
+Where the
 tracing package dftracer is missing, tests/bench/dlio_shim/ stands in for it:
 hooks that record nothing, as DLIO with tracing disabled.
 
@@ -162,7 +165,7 @@ workflow:
   checkpoint: False
 dataset:
   data_folder: {data}
-  format: npz
+  format: {FORMAT}
   num_files_train: {files}
   num_samples_per_file: {spf}
   record_length_bytes: {size}
@@ -187,6 +190,12 @@ BED = None      # the netns cluster's state directory under --hosts
 CPU_DIR = None  # where the ranks across the hosts leave their CPU (a shared directory)
 _launches = [0]
 DIRECT = False  # --direct: DLIO's reader.odirect, lb.train's direct=1
+FORMAT = "npz"  # --format: the files' format on both sides
+
+
+def BARE():
+    """Whether the bare loop runs: its reads are those of a buffered npz file."""
+    return not DIRECT and FORMAT == "npz"
 
 
 def mpirun(k, export=()):
@@ -222,7 +231,7 @@ def run_lb(lb, files_glob, w, epochs, compute, k, steps=0, ranks=False):
     """lb.train of k accelerators: one process, or k MPI ranks of one each."""
     spf, _, files, batch, threads, _ = w
     cmd = (mpirun(k) if ranks else []) + [
-        lb, "-q", os.path.join(HERE, "dlio_train.lua"), f"dir={files_glob}", "format=npz",
+        lb, "-q", os.path.join(HERE, "dlio_train.lua"), f"dir={files_glob}", f"format={FORMAT}",
         f"files={files}",
         f"samples_per_file={spf}", f"batch_size={batch}", f"read_threads={threads}",
         f"compute_time={compute}", f"epochs={epochs}", f"accelerators={1 if ranks else k}",
@@ -256,7 +265,7 @@ def lay_out_with_lb(lb, data, w, dlio_names=False):
     spf, size, files, _, _, _ = w
     os.makedirs(os.path.dirname(data), exist_ok=True)
     names = ", names='dlio'" if dlio_names else ""
-    script = (f"lb.train{{dir='{data}', format='npz', files={files}, samples_per_file={spf},"
+    script = (f"lb.train{{dir='{data}', format='{FORMAT}', files={files}, samples_per_file={spf},"
               f" sample_size={size}, batch_size=1, read_threads=2, compute_time='0s',"
               f" total_training_steps=1, epochs=1{names}}}\n")
     with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as fh:
@@ -265,7 +274,8 @@ def lay_out_with_lb(lb, data, w, dlio_names=False):
         run_tree([lb, "-q", fh.name])
     finally:
         os.unlink(fh.name)
-    return os.path.join(data, "train", "*.npz") if dlio_names else os.path.join(data, "*.npz")
+    return os.path.join(data, "train", f"*.{FORMAT}") if dlio_names else \
+        os.path.join(data, f"*.{FORMAT}")
 
 
 def main():
@@ -283,11 +293,16 @@ def main():
                     help="O_DIRECT reads: DLIO's reader.odirect, lb.train's direct=1 (no bare loop)")
     ap.add_argument("--lb-layout", action="store_true",
                     help="the files laid out by lb.train format=npz names=dlio in DIR/NAME-lb, not by DLIO")
+    ap.add_argument("--format", default="npz", choices=("npz", "hdf5"),
+                    help="the files' format (hdf5: no bare loop)")
     ap.add_argument("--hosts", type=int, default=0,
                     help="both tools across N netns hosts (root; implies --lb-ranks)")
     a = ap.parse_args()
-    global DIRECT
+    global DIRECT, FORMAT
     DIRECT = a.direct
+    FORMAT = a.format
+    if DIRECT and FORMAT != "npz":
+        sys.exit("--direct reads npz files only (DLIO has no O_DIRECT HDF5 reader)")
     lb = os.path.abspath(a.luabench)
     accs = [int(x) for x in a.accelerators.split(",")]
     if a.hosts and max(accs) > a.hosts:
@@ -344,17 +359,17 @@ def bench(a, lb, accs, ranks):
                 data = os.path.join(a.dir, name + "-lb")
                 files_glob = lay_out_with_lb(lb, data, w, dlio_names=True)
             elif py is not None:
-                if not glob.glob(os.path.join(data, "train", "*.npz")):
+                if not glob.glob(os.path.join(data, "train", f"*.{FORMAT}")):
                     run_dlio(py, env, conf, name, w, 1, 0, min(2, os.cpu_count()), data,
                              generate=True)
-                files_glob = os.path.join(data, "train", "*.npz")
+                files_glob = os.path.join(data, "train", f"*.{FORMAT}")
             else:
                 files_glob = lay_out_with_lb(lb, data, w)
             paths = sorted(glob.glob(files_glob))[:w[2]]
             listfile = os.path.join(a.dir, f"{name}.list")
             with open(listfile, "w") as f:
                 f.write("\n".join(paths) + "\n")
-            print(f"\n{name}: {len(paths)} npz files x {w[0]} samples of {w[1]} bytes, "
+            print(f"\n{name}: {len(paths)} {FORMAT} files x {w[0]} samples of {w[1]} bytes, "
                   f"batch {w[3]}, read_threads {w[4]}, {a.epochs} epochs", flush=True)
             for k in accs:
                 if py is not None and dlio_files(w, k) != w[2]:
@@ -368,11 +383,11 @@ def bench(a, lb, accs, ranks):
                     st["dlio"]["samples"] = w[3] * k
                 st["lb"] = run_lb(lb, files_glob, w, 1, 0.0, k, steps=1, ranks=ranks)
                 st["lb"]["samples"] = w[3] * k
-                if not DIRECT:
+                if BARE():
                     st["bare"] = run_bare(loop, listfile, w, 0, k)
                 print(f"  start-up K={k} (one step): CPU lb {st['lb']['cpu']:.3f} s"
                       + (f", DLIO {st['dlio']['cpu']:.3f} s" if py is not None else "")
-                      + (f", bare loop {st['bare']['cpu']:.4f} s" if not DIRECT else ""),
+                      + (f", bare loop {st['bare']['cpu']:.4f} s" if BARE() else ""),
                       flush=True)
             computes = {}
             for rnd in range(a.rounds):
@@ -394,7 +409,7 @@ def bench(a, lb, accs, ranks):
                             r["dlio"].append(d)
                         l = run_lb(lb, files_glob, w, a.epochs, compute, k, ranks=ranks)
                         r["lb"].append(l)
-                        if compute == 0 and not DIRECT:
+                        if compute == 0 and BARE():
                             r["bare"].append(run_bare(loop, listfile, w, a.epochs, k))
                         line(rnd, key, r)
         summary(rows, starts)
