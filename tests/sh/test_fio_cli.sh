@@ -41,6 +41,21 @@ printf '[global]\nioengine=null\nsize=1m\n\n[one]\nrw=read\nexec_prerun=echo bef
 [ -s pre.mark ] || fail "exec_prerun did not run"
 grep -q after one.postrun.txt || fail "exec_postrun output is not in one.postrun.txt"
 
+# --- --cmdhelp: an option's help by its name or alias, every option without one -----
+h=$("$LUABENCH" fio --cmdhelp=blocksize) || fail "--cmdhelp=blocksize failed"
+contains "$h" "                  bs: block size" "--cmdhelp names the option as fio does"
+contains "$h" "               alias: blocksize" "--cmdhelp gives the alias"
+h=$("$LUABENCH" fio --cmdhelp=rw) || fail "--cmdhelp=rw failed"
+contains "$h" "        valid values: read, write, trim, rw, randread" "--cmdhelp lists an enum's values"
+all=$("$LUABENCH" fio --cmdhelp) || fail "--cmdhelp failed"
+for o in bs bsrange percentage_random offset_align stonewall thread; do
+  grep -q "^$o  *: " <<<"$all" || fail "--cmdhelp lists no '$o'"
+done
+[ "$("$LUABENCH" fio --cmdhelp=all)" = "$all" ] || fail "--cmdhelp=all is not --cmdhelp"
+expect_exit 2 "No such command: bsrnge: luabench has no job option of that name (did you mean 'bsrange'?)" \
+  "$LUABENCH" fio --cmdhelp=bsrnge
+[ "$(wc -l < "$LB_ERR")" -eq 1 ] || fail "--cmdhelp of an unknown name: one line"
+
 # --- --showcmd runs nothing and prints fio's command line of each job file, as fio 3.33 -----
 printf '[global]\nfilename=%s/never\nthread\nbs=4k\nioengine=null\nsize=1m\ndescription=two jobs\n\n[a]\nrw=read\ntime_based\nruntime=1\n[b]\nbs=16k\nsteadystate=iops:10%%\nrw=randread\n' "$d" > sc.fio
 sc=$("$LUABENCH" fio --showcmd --iodepth=2 sc.fio) || fail "--showcmd failed"

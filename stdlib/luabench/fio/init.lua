@@ -129,6 +129,7 @@ Single or double dashes: -rw=read and --rw=read are the same.
   --group_reporting         report each group as a whole
   --inflate-log=FILE        write the log FILE (log_store_compressed=1) inflated
   --verbose                 luabench's own notes on stderr (ignored options...)
+  --cmdhelp[=NAME]          what job option NAME is (all of them without NAME)
   --version, --help
   --eta=WHEN                fio's status line on stdout: auto (when it is a
                             terminal and the output is normal), always, never
@@ -162,6 +163,55 @@ local function flag_value(key, val)
                 "': not a boolean (use 1/0, true/false, yes/no, on/off)")
   end
   return b
+end
+
+-- --cmdhelp: fio's help of one job option (its name or alias: help, alias,
+-- type, valid values) or, without one or with "all", a line for each; an
+-- unknown name is bad input, fio's "No such command" with a suggestion.
+function M.cmdhelp(name)
+  local lbt = rawget(_G, "lb")
+  local list, ignored = {}, {}
+  if lbt and lbt.options then list, ignored = lbt.options() end
+  local front, seen = {}, {}
+  for _, o in ipairs(list) do seen[o.name] = true end
+  for _, n in ipairs(ignored or {}) do
+    if not seen[n] then
+      seen[n] = true
+      front[#front + 1] = {name = n, help = "accepted and ignored: it tunes fio itself"}
+    end
+  end
+  for n in pairs(P.HANDLED) do
+    if not seen[n] then
+      seen[n] = true
+      front[#front + 1] = {name = n, help = "handled by luabench's fio front end"}
+    end
+  end
+  table.sort(front, function(a, b) return a.name < b.name end)
+  local all = {}
+  for _, o in ipairs(list) do all[#all + 1] = o end
+  for _, o in ipairs(front) do all[#all + 1] = o end
+  if name == nil or name == "" or name == "all" then
+    local out = {}
+    for _, o in ipairs(all) do out[#out + 1] = string.format("%-24s: %s\n", o.name, o.help) end
+    return table.concat(out)
+  end
+  for _, o in ipairs(all) do
+    local hit = o.name == name
+    for a in (o.alias or ""):gmatch("[^,|%s]+") do hit = hit or a == name end
+    if hit then
+      local out = {string.format("%20s: %s\n", o.name, o.help)}
+      if o.alias and o.alias ~= "" then out[#out + 1] = string.format("%20s: %s\n", "alias", o.alias) end
+      if o.type then out[#out + 1] = string.format("%20s: %s\n", "type", o.type) end
+      if o.values then
+        out[#out + 1] = string.format("%20s: %s\n", "valid values", (o.values:gsub("|", ", ")))
+      end
+      return table.concat(out)
+    end
+  end
+  local tab = P.option_table()
+  local sug = P.suggest(tab, name)
+  usage_error("No such command: " .. name .. ": luabench has no job option of that name" ..
+              (sug and (" (did you mean '" .. sug .. "'?)") or ""))
 end
 
 local function cli_option(cfg, key, val, argv, i)
@@ -224,6 +274,7 @@ local function cli_option(cfg, key, val, argv, i)
            (cfg.debug_parse and " (but for the values parsed)" or ""))
   elseif k == "verbose" then cfg.verbose = true
   elseif k == "inflate-log" then cfg.inflate_log = val; cfg.exit = 0
+  elseif k == "cmdhelp" then cfg.exit = 0; io.write(M.cmdhelp(val))
   elseif k == "version" then cfg.exit = 0; io.write(O.version(), "\n")
   elseif k == "help" or k == "h" then cfg.exit = 0; io.write(USAGE)
   elseif NOTED[k] then P.note("'--" .. key .. "' is accepted and ignored")
