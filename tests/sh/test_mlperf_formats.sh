@@ -106,8 +106,9 @@ contains "$out" "find_max up to 2 accelerators per host (files=42 feed at most 2
   "find_max header"
 printf '%s\n' "$out" | grep -qE '^ +1 +42 +0\.[0-9]+% .* fail$' || fail "find_max row of 1: $out"
 [ "$(printf '%s\n' "$out" | grep -cE '^ +[0-9]+ +42 ')" -eq 1 ] || fail "only 1 tried: $out"
-contains "$out" "unet3d h100: no accelerator count passes: 1 fails (AU 0.0% < 90%) (scaled)" \
-  "find_max verdict, none"
+# (with no compute the AU is the few ns of the step's bookkeeping: 0.0% or 0.1%)
+printf '%s\n' "$out" | grep -qE '^unet3d h100: no accelerator count passes: 1 fails \(AU 0\.[01]% < 90%\) \(scaled\)$' ||
+  fail "find_max verdict, none: $out"
 # compute 200 ms a step against 4 KiB reads: both counts the files feed pass
 out=$(mlperf workload=unet3d files=42 sample_size=4k find_max=1 compute_time=200ms max_accelerators=8 \
       dir="$tmp/f0") || fail "find_max exit"

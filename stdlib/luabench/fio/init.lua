@@ -168,7 +168,7 @@ end
 -- --cmdhelp: fio's help of one job option (its name or alias: help, alias,
 -- type, valid values) or, without one or with "all", a line for each; an
 -- unknown name is bad input, fio's "No such command" with a suggestion.
-function M.cmdhelp(name)
+local function cmdhelp(name)
   local lbt = rawget(_G, "lb")
   local list, ignored = {}, {}
   if lbt and lbt.options then list, ignored = lbt.options() end
@@ -274,7 +274,7 @@ local function cli_option(cfg, key, val, argv, i)
            (cfg.debug_parse and " (but for the values parsed)" or ""))
   elseif k == "verbose" then cfg.verbose = true
   elseif k == "inflate-log" then cfg.inflate_log = val; cfg.exit = 0
-  elseif k == "cmdhelp" then cfg.exit = 0; io.write(M.cmdhelp(val))
+  elseif k == "cmdhelp" then cfg.exit = 0; io.write(cmdhelp(val))
   elseif k == "version" then cfg.exit = 0; io.write(O.version(), "\n")
   elseif k == "help" or k == "h" then cfg.exit = 0; io.write(USAGE)
   elseif NOTED[k] then P.note("'--" .. key .. "' is accepted and ignored")
