@@ -141,7 +141,8 @@ static void apply_options(lua_State *L, int t, struct lb_job *j, int opts)
         }
         keys[nkeys++] = k;
     }
-    qsort(keys, nkeys, sizeof *keys, key_cmp);
+    if (nkeys > 1)
+        qsort(keys, nkeys, sizeof *keys, key_cmp);
     /* the names, copied to the stack, outlive a raise from set_one */
     lua_createtable(L, (int)nkeys, 0);
     for (size_t i = 0; i < nkeys; i++) {
