@@ -14,6 +14,7 @@
 # file is written, and relayout=1 rewrites both sets; bad eval values exit 2 naming the field; lb.train_remove
 # with do_eval removes both sets.  ai_training.lua prints the evaluations,
 # mlperf.lua an eval row after each run.
+# lb-test: labels noleak (LeakSanitizer under ptrace)
 . "$(dirname "$0")/lib.sh"
 tmp=$(lb_tmpdir)
 cd "$tmp" || fail "cd $tmp"
