@@ -164,15 +164,47 @@ static int sub_value(lua_State *L, const char *k, int (*parse)(lua_State *, uint
     return rc;
 }
 
+/* A positive number at key k of the table at the top of the stack, at
+ * most max: 0, or -EINVAL. */
+static int sub_number(lua_State *L, const char *k, double max, double *v)
+{
+    lua_getfield(L, -1, k);
+    int ok = lua_type(L, -1) == LUA_TNUMBER && lua_tonumber(L, -1) > 0 &&
+             lua_tonumber(L, -1) <= max;
+    *v = ok ? lua_tonumber(L, -1) : 0;
+    lua_pop(L, 1);
+    return ok ? 0 : -EINVAL;
+}
+
+/* A string at key k, or at DLIO's name for it, alias, if k is not there. */
+static const char *sub_string(lua_State *L, const char *k, const char *alias)
+{
+    lua_getfield(L, -1, k);
+    if (lua_isnil(L, -1) && alias) {
+        lua_pop(L, 1);
+        lua_getfield(L, -1, alias);
+    }
+    const char *d = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+    lua_pop(L, 1);                      /* the table still holds the string */
+    return d;
+}
+
+#define TIME_FORMS "a time (\"50ms\", seconds), {mean=, stddev=}, {dist=\"uniform\", min=, " \
+    "max=}, {dist=\"gamma\", shape=, scale=}, {dist=\"exponential\", scale=} or " \
+    "{dist=\"poisson\", lam=} (shape up to 1e6, lam in seconds up to 10000)"
+
 /* fixed value, {dist="uniform", min=, max=} or {dist="normal", mean=,
- * stddev=} (dist may be left out when mean is given) */
+ * stddev=} (dist may be left out when mean is given); times also DLIO's
+ * {dist="gamma", shape=, scale=}, {dist="exponential", scale=} and
+ * {dist="poisson", lam=}.  DLIO's names type= and stdev= are taken for
+ * dist= and stddev=. */
 static void get_value(struct fields *f, const char *name, struct lb_train_value *v,
-                      int (*parse)(lua_State *, uint64_t *), int uniform_ok,
-                      const char *what)
+                      int (*parse)(lua_State *, uint64_t *), int times, const char *what)
 {
     lua_State *L = f->L;
     if (!field(f, name))
         return;
+    v->p = 0;
     if (!lua_istable(L, -1)) {
         v->dist = LB_TRAIN_FIXED;
         v->b = 0;
@@ -181,20 +213,31 @@ static void get_value(struct fields *f, const char *name, struct lb_train_value 
         lua_pop(L, 1);
         return;
     }
-    lua_getfield(L, -1, "dist");
-    const char *d = lua_tostring(L, -1);
-    int uniform = d && !strcmp(d, "uniform");
-    int ok = d == NULL || uniform || !strcmp(d, "normal");
-    lua_pop(L, 1);
-    if (uniform && uniform_ok) {
+    const char *d = sub_string(L, "dist", "type");
+    int ok = 1;
+    v->b = 0;
+    if (d && !strcmp(d, "uniform")) {
         v->dist = LB_TRAIN_UNIFORM;
         ok = sub_value(L, "min", parse, &v->a) == 0 && sub_value(L, "max", parse, &v->b) == 0 &&
              v->a <= v->b;
+    } else if (times && d && !strcmp(d, "gamma")) {
+        v->dist = LB_TRAIN_GAMMA;
+        ok = sub_number(L, "shape", LB_TRAIN_SHAPE_MAX, &v->p) == 0 &&
+             sub_value(L, "scale", parse, &v->a) == 0 && v->a > 0;
+    } else if (times && d && !strcmp(d, "exponential")) {
+        v->dist = LB_TRAIN_EXPONENTIAL;
+        ok = sub_value(L, "scale", parse, &v->a) == 0 && v->a > 0;
+    } else if (times && d && !strcmp(d, "poisson")) {
+        v->dist = LB_TRAIN_POISSON;
+        v->a = 0;
+        ok = sub_number(L, "lam", LB_TRAIN_LAM_MAX, &v->p) == 0;
     } else {
         v->dist = LB_TRAIN_NORMAL;
-        v->b = 0;
-        int sd = sub_value(L, "stddev", parse, &v->b);
-        ok = ok && !uniform && sub_value(L, "mean", parse, &v->a) == 0 &&
+        lua_getfield(L, -1, "stddev");
+        const char *sdk = lua_isnil(L, -1) ? "stdev" : "stddev";
+        lua_pop(L, 1);
+        int sd = sub_value(L, sdk, parse, &v->b);
+        ok = (d == NULL || !strcmp(d, "normal")) && sub_value(L, "mean", parse, &v->a) == 0 &&
              (sd == 0 || sd == -ENOENT);
         v->b = sd == 0 ? v->b : 0;
     }
@@ -326,9 +369,7 @@ static void get_eval(struct fields *f, struct lb_train_cfg *c)
     lua_pop(f->L, 1);
     c->eval_files = get_uint(f, "num_files_eval", 0, 1);
     c->eval_batch_size = (uint32_t)get_uint(f, "batch_size_eval", 1, 1);   /* DLIO's 1 */
-    get_value(f, "eval_time", &c->eval_ns, top_time_ns, 1,
-              "a time per step (\"50ms\", seconds), {mean=, stddev=} or "
-              "{dist=\"uniform\", min=, max=}");
+    get_value(f, "eval_time", &c->eval_ns, top_time_ns, 1, "a time per step: " TIME_FORMS);
     if (field(f, "eval_time_stdev")) {          /* DLIO's evaluation.eval_time_stdev */
         uint64_t sd;
         if (top_time_ns(f->L, &sd) < 0)
@@ -457,7 +498,7 @@ static void train_cfg(struct fields *f, struct lb_train_cfg *c)
     if (c->dlio_names && c->paths)
         bad(f, "names", "\"luabench\" with dir= a glob or a list (the files are named)");
     c->samples_per_file = (uint32_t)get_uint(f, "samples_per_file", 1, 1);
-    get_value(f, "sample_size", &c->sample_size, top_size, 1,
+    get_value(f, "sample_size", &c->sample_size, top_size, 0,
               "a size, {dist=\"uniform\", min=, max=} or {dist=\"normal\", mean=, stddev=}");
     c->format = get_enum(f, "file_format", formats, c->samples_per_file > 1,
                          "\"one-sample-per-file\" or \"packed\"");
@@ -477,10 +518,9 @@ static void train_cfg(struct fields *f, struct lb_train_cfg *c)
     c->shuffle = get_enum(f, "shuffle", shuffles, c->shuffle,
                           "\"none\", \"file\" or \"sample\"");
     c->seed = get_uint(f, "seed", 0, 0);
-    get_value(f, "compute_time", &c->compute_ns, top_time_ns, 1,
-              "a time (\"50ms\", seconds), {mean=, stddev=} or {dist=\"uniform\", min=, max=}");
+    get_value(f, "compute_time", &c->compute_ns, top_time_ns, 1, TIME_FORMS);
     get_value(f, "preprocess_time", &c->preprocess_ns, top_time_ns, 1,
-              "a time per sample, {mean=, stddev=} or {dist=\"uniform\", min=, max=}");
+              "a time per sample: " TIME_FORMS);
     c->prefetch = (uint32_t)get_uint(f, "prefetch", c->prefetch, 1);
     c->accelerators = (uint32_t)get_uint(f, "accelerators", c->accelerators, 1);
     c->loader = get_enum(f, "loader", loaders, c->loader, "\"shard\" or \"shared\"");

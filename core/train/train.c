@@ -49,6 +49,8 @@
 #include "train/train_hdf5.h"
 
 #define SPIN_BELOW_NS 100000ull     /* shorter computes spin, longer sleep */
+#define VALUE_RANGES "uniform needs min <= max, gamma a shape in (0, 1e6] and a " \
+    "scale above 0, exponential a scale above 0, poisson a lam in (0, 10000]"
 #define LAYOUT_BUF (1u << 20)
 #define CKPT_BUF (1u << 20)
 
@@ -581,18 +583,6 @@ static int layout(struct train_run *r)
 
 /* ---- drawn times ---- */
 
-static uint64_t value_draw(const struct lb_train_value *v, struct lb_rng *rng)
-{
-    if (v->dist == LB_TRAIN_UNIFORM)
-        return v->a + lb_rng_next(rng) % (v->b - v->a + 1);
-    if (v->dist != LB_TRAIN_NORMAL || v->b == 0)
-        return v->a;
-    double u1 = (lb_rng_next(rng) >> 11) * 0x1.0p-53 + 0x1.0p-54;
-    double u2 = lb_rng_double(rng);
-    double y = (double)v->a + sqrt(-2 * log(u1)) * cos(2 * M_PI * u2) * (double)v->b;
-    return (uint64_t)fabs(y);           /* DLIO sleeps abs(draw) */
-}
-
 /* Short computes spin, long ones sleep: a sleeping accelerator leaves
  * the CPU to the readers. */
 static void compute(uint64_t ns)
@@ -803,8 +793,8 @@ static int read_batch(struct reader *rd, uint64_t b)
         bytes += len;
         rd->own_bytes += own;
         rd->own_n++;
-        if (c->preprocess_ns.a || c->preprocess_ns.b)
-            compute(value_draw(&c->preprocess_ns, &rd->rng));
+        if (!lb_train_value_zero(&c->preprocess_ns))
+            compute(lb_train_value_draw(&c->preprocess_ns, &rd->rng));
         if (c->on_sample)
             c->on_sample(c->on_sample_arg, r->epoch, pos, s);
     }
@@ -1005,8 +995,8 @@ static void tf_record(void *arg, uint64_t i, uint64_t len)
 static void tf_flush(struct reader *rd, struct loader *ld)
 {
     const struct lb_train_cfg *c = rd->run->cfg;
-    for (size_t i = 0; (c->preprocess_ns.a || c->preprocess_ns.b) && i < rd->nrecs; i++)
-        compute(value_draw(&c->preprocess_ns, &rd->rng));
+    for (size_t i = 0; !lb_train_value_zero(&c->preprocess_ns) && i < rd->nrecs; i++)
+        compute(lb_train_value_draw(&c->preprocess_ns, &rd->rng));
     pthread_mutex_lock(&ld->mu);
     for (size_t i = 0; i < rd->nrecs; i++)
         tf_put(rd, ld, rd->recs[i]);
@@ -1341,8 +1331,7 @@ static void step_count(struct accel *ac, uint64_t t0, uint64_t t1, uint64_t t2)
  * batch fewer, the same figures. */
 static int steps_by_readers(const struct lb_train_cfg *c)
 {
-    const struct lb_train_value *v = &c->compute_ns;
-    int no_compute = v->a == 0 && (v->b == 0 || v->dist == LB_TRAIN_FIXED);
+    int no_compute = lb_train_value_zero(&c->compute_ns);
     int alone = c->accelerators == 1 && ranks_of(c) < 2;
     return no_compute && !c->on_step && !c->checkpoint_steps && (!c->barrier || alone) &&
            (shard_mode(c) || c->accelerators == 1);
@@ -1387,7 +1376,7 @@ static void accel_epoch(struct accel *ac)
         if (!batch_take(r, ac, &t0))
             break;
         uint64_t t1 = lb_clock_now();
-        compute(value_draw(&c->compute_ns, &ac->rng));
+        compute(lb_train_value_draw(&c->compute_ns, &ac->rng));
         uint64_t t2 = lb_clock_now();
         step_count(ac, t0, t1, t2);
         if (c->barrier)
@@ -1572,8 +1561,8 @@ static const char *eval_check(const struct lb_train_cfg *c)
                "dir/valid)";
     if (!c->eval_files || !c->eval_batch_size)
         return "do_eval needs num_files_eval and batch_size_eval positive";
-    if (c->eval_ns.dist == LB_TRAIN_UNIFORM && c->eval_ns.a > c->eval_ns.b)
-        return "eval_time: uniform needs min <= max";
+    if (!lb_train_value_ok(&c->eval_ns))
+        return "eval_time: " VALUE_RANGES;
     if (c->eval_files * (unsigned __int128)c->samples_per_file > UINT64_MAX / 2)
         return "num_files_eval: too many samples";
     if (lb_train_eval_cfg(c, &e, dir, sizeof dir) < 0)
@@ -1649,12 +1638,14 @@ const char *lb_train_check(const struct lb_train_cfg *c)
         return "compression=\"zip\" needs zlib, and this build has none";
     if (c->transfer_size && c->transfer_size < 4096)
         return "transfer_size must be at least 4 KiB";
+    if (sz->dist > LB_TRAIN_NORMAL)
+        return "sample_size is fixed, uniform or normal";
     if (sz->dist == LB_TRAIN_UNIFORM ? sz->a == 0 || sz->a > sz->b : sz->a == 0)
         return "sample_size must be positive (uniform: 0 < min <= max)";
-    if (ct->dist == LB_TRAIN_UNIFORM && ct->a > ct->b)
-        return "compute_time: uniform needs min <= max";
-    if (c->preprocess_ns.dist == LB_TRAIN_UNIFORM && c->preprocess_ns.a > c->preprocess_ns.b)
-        return "preprocess_time: uniform needs min <= max";
+    if (!lb_train_value_ok(ct))
+        return "compute_time: " VALUE_RANGES;
+    if (!lb_train_value_ok(&c->preprocess_ns))
+        return "preprocess_time: " VALUE_RANGES;
     if (c->files * (unsigned __int128)c->samples_per_file > UINT64_MAX / 2)
         return "too many samples";
     if ((uint64_t)c->read_threads * c->accelerators > 1u << 20)

@@ -56,6 +56,7 @@
 #define LB_TRAIN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "base/progress.h"
 
@@ -66,16 +67,37 @@ enum lb_train_format { LB_TRAIN_ONE_PER_FILE, LB_TRAIN_PACKED };
  * (numpy.savez), TFRecord records, or an HDF5 file as h5py writes it. */
 enum lb_train_container { LB_TRAIN_RAW, LB_TRAIN_NPZ, LB_TRAIN_TFRECORD, LB_TRAIN_HDF5 };
 enum lb_train_shuffle { LB_SHUFFLE_NONE, LB_SHUFFLE_FILE, LB_SHUFFLE_SAMPLE };
-enum lb_train_dist { LB_TRAIN_FIXED, LB_TRAIN_UNIFORM, LB_TRAIN_NORMAL };
+enum lb_train_dist {
+    LB_TRAIN_FIXED, LB_TRAIN_UNIFORM, LB_TRAIN_NORMAL,
+    LB_TRAIN_GAMMA, LB_TRAIN_EXPONENTIAL, LB_TRAIN_POISSON      /* times only */
+};
 enum lb_train_loader { LB_TRAIN_LOADER_SHARD, LB_TRAIN_LOADER_SHARED };
 
 /* A value drawn per sample or per step: fixed a; uniform over [a, b];
  * normal of mean a, standard deviation b (sizes are clamped at 1, compute
- * times folded at zero, |x|, as DLIO's sleep does). */
+ * times folded at zero, |x|, as DLIO's sleep does).  Times may also be
+ * DLIO's gamma of shape p and scale a (ns), exponential of scale a, or
+ * Poisson of mean p, drawn in whole seconds as DLIO's
+ * numpy.random.poisson(lam) is slept in seconds. */
 struct lb_train_value {
     enum lb_train_dist dist;
     uint64_t a, b;
+    double p;
 };
+
+#define LB_TRAIN_SHAPE_MAX 1e6           /* gamma's shape */
+#define LB_TRAIN_LAM_MAX 1e4             /* poisson's lam, seconds */
+
+struct lb_rng;
+
+/* A draw of v from rng, ns or bytes. */
+uint64_t lb_train_value_draw(const struct lb_train_value *v, struct lb_rng *rng);
+/* 1 when every draw of v is 0. */
+int lb_train_value_zero(const struct lb_train_value *v);
+/* 1 when v's parameters are in range (uniform min <= max; gamma's shape
+ * in (0, LB_TRAIN_SHAPE_MAX] and scale positive; exponential's scale
+ * positive; poisson's lam in (0, LB_TRAIN_LAM_MAX]). */
+int lb_train_value_ok(const struct lb_train_value *v);
 
 /* Test hook: called by the reader threads after each sample is read, with
  * the position of the sample in the epoch's order and its number

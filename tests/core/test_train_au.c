@@ -190,7 +190,7 @@ static void test_checkpoints(const char *dir)
 static void test_mb_per_s_nominal(const char *dir)
 {
     static const struct lb_train_value sizes[] = {
-        {LB_TRAIN_NORMAL, 4096, 1024}, {LB_TRAIN_UNIFORM, 1024, 8192},
+        {LB_TRAIN_NORMAL, 4096, 1024, 0}, {LB_TRAIN_UNIFORM, 1024, 8192, 0},
     };
     static const double want[] = {4096, 4608};
     for (int i = 0; i < 2; i++) {

@@ -196,7 +196,7 @@ static void check_bad(const char *dir)
     why = lb_train_check(&c);
     CHECK(why && strstr(why, "num_files_eval"), "too few eval files: %s", why ? why : "ok");
     cfg_of(&c, dir);
-    c.eval_ns = (struct lb_train_value){LB_TRAIN_UNIFORM, 5, 4};
+    c.eval_ns = (struct lb_train_value){LB_TRAIN_UNIFORM, 5, 4, 0};
     why = lb_train_check(&c);
     CHECK(why && strstr(why, "eval_time"), "uniform eval_time min > max: %s", why ? why : "ok");
     cfg_of(&c, dir);

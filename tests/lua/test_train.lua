@@ -93,6 +93,15 @@ local ok, err = pcall(function()
                       batch_size = 3, shuffle = "none", loader = "shared", barrier = false,
                       compute_time = {dist = "uniform", min = 0, max = "1ms"}}
   check(r4.samples == 9 and r4.steps == 3, "drop_last drops the partial batch")
+  -- DLIO's other computation_time forms, DLIO's key names too (type=, stdev=)
+  for _, ct in ipairs{{dist = "gamma", shape = 2, scale = "100us"},
+                      {type = "exponential", scale = 0.0002}, {dist = "poisson", lam = 1e-9},
+                      {mean = "200us", stdev = "50us"}} do
+    local rg = lb.train{dir = dir .. "/dists", files = 9, sample_size = "1k", batch_size = 3,
+                        shuffle = "none", compute_time = ct, preprocess_time = ct}
+    check(rg.samples == 9 and rg.steps == 3 and (rg.au > 0.01) == (ct.dist ~= "poisson"),
+          "compute_time " .. (ct.dist or ct.type or "normal") .. ": au " .. rg.au)
+  end
   -- preprocess_time: each of the 8 samples of an epoch holds its one reader 5 ms
   local r5 = lb.train{dir = dir, files = 8, sample_size = "1k", batch_size = 2, read_threads = 1,
                       compute_time = 0, preprocess_time = "5ms", relayout = true}
@@ -126,6 +135,11 @@ local ok, err = pcall(function()
   bad({shuffle = "random"}, "field 'shuffle'")
   bad({sample_size = "4q"}, "field 'sample_size'")
   bad({compute_time = {dist = "gamma", shape = 1}}, "field 'compute_time'")
+  bad({compute_time = {dist = "gamma", shape = 0, scale = "1ms"}}, "field 'compute_time'")
+  bad({compute_time = {dist = "poisson", lam = 20000}}, "lam in seconds up to 10000")
+  bad({eval_time = {dist = "exponential"}, do_eval = true, num_files_eval = 4}, "field 'eval_time'")
+  bad({preprocess_time = {dist = "weibull"}}, "field 'preprocess_time'")
+  bad({sample_size = {dist = "gamma", shape = 2, scale = "4k"}}, "field 'sample_size'")
   bad({loader = "pool"}, "field 'loader'")
   bad({preprocess_time = "5q"}, "field 'preprocess_time'")
   bad({barrier = 1}, "field 'barrier'")
