@@ -513,7 +513,7 @@ static void train_cfg(struct fields *f, struct lb_train_cfg *c)
     c->chunk_size = get_size(f, "chunk_size", 0);
     c->num_dset_per_record = (uint32_t)get_uint(f, "num_dset_per_record", 1, 1);
     c->batch_size = (uint32_t)get_uint(f, "batch_size", c->batch_size, 1);
-    c->read_threads = (uint32_t)get_uint(f, "read_threads", c->read_threads, 1);
+    c->read_threads = (uint32_t)get_uint(f, "read_threads", c->read_threads, 0);
     c->epochs = (uint32_t)get_uint(f, "epochs", c->epochs, 1);
     c->shuffle = get_enum(f, "shuffle", shuffles, c->shuffle,
                           "\"none\", \"file\" or \"sample\"");

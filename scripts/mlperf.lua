@@ -53,6 +53,10 @@ local v = script.params({
   {"files", type = "int", default = 0, help = "files in the dataset (0: the rules' minimum)"},
   {"sample_size", type = "size", help = "bytes per sample, with scaled=1 (default: the workload's)"},
   {"compute_time", type = "time", help = "compute per step, with scaled=1 (default: the accelerator's)"},
+  {"read_threads", type = "int", min = 0,
+   help = "reader threads per accelerator, one of the parameters a CLOSED submission may set " ..
+   "(default: the workload's; 0: each accelerator loads its own batches, as DLIO's PyTorch " ..
+   "loader with no workers)"},
   {"epochs", type = "int", default = mlperf.EPOCHS, min = 1, help = "epochs per run"},
   {"runs", type = "int", default = mlperf.RUNS, min = 1, help = "seeded runs"},
   {"warmup", type = "bool", default = true,
@@ -162,6 +166,7 @@ if v.model then
 end
 
 local w = assert(mlperf.workload(v.workload, v.accelerator))
+if v.read_threads then w.read_threads = v.read_threads end
 local format = v.format or w.format
 if v.direct and format ~= "raw" and format ~= "npz" then
   script.usage_error("direct=1 needs format=npz or raw: DLIO has no O_DIRECT reader for %s " ..

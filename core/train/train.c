@@ -310,6 +310,20 @@ static uint32_t rank_of(const struct lb_train_cfg *c)
     return c->nranks > 1 ? c->rank : 0;
 }
 
+/* DLIO's read_threads=0, PyTorch's num_workers=0: each accelerator loads
+ * its batches itself, on its own thread, one before each step; tf.data
+ * takes 0 as 1, as DLIO's TFDataLoader does. */
+static int loads_itself(const struct lb_train_cfg *c)
+{
+    return c->read_threads == 0 && c->container != LB_TRAIN_TFRECORD;
+}
+
+/* Reader threads of a loader (the layout's too). */
+static uint32_t loader_threads(const struct lb_train_cfg *c)
+{
+    return c->read_threads ? c->read_threads : 1;
+}
+
 /* One exchange with the other ranks (see lb_train_sync_fn): their bits,
  * 0 when alone.  A rank that stopped stops this one; a failed exchange
  * fails the run.  bar_held: called at the barrier, bar_mu held. */
@@ -558,12 +572,12 @@ static int layout(struct train_run *r)
     if (rc < 0)
         return rc;
     atomic_store(&r->next, first);
-    for (uint32_t i = 0; first < mine && i < r->cfg->read_threads; i++)
+    for (uint32_t i = 0; first < mine && i < loader_threads(r->cfg); i++)
         if (spawn(r, layout_main, &r->rd[i], 1) < 0)
             break;
     wait_threads(r, "layout", layout_done, first < mine ? mine - first : 0);
     join_threads(r);
-    for (uint32_t i = 0; i < r->cfg->read_threads; i++) {
+    for (uint32_t i = 0; i < loader_threads(r->cfg); i++) {
         res->laid_out_files += r->rd[i].samples;
         res->laid_out_bytes += r->rd[i].bytes;
         r->rd[i].samples = r->rd[i].bytes = 0;
@@ -1230,6 +1244,14 @@ static int batch_take(struct train_run *r, struct accel *ac, uint64_t *t0)
     return got;
 }
 
+/* read_threads=0: loads the loader's next batch on the accelerator's
+ * thread; 0 when the epoch has none left, the run stops or a read fails. */
+static int batch_load(struct train_run *r, struct reader *rd)
+{
+    uint64_t b = atomic_fetch_add(&rd->ld->next, 1);
+    return b < rd->ld->nbatches && !atomic_load(&r->stop) && read_batch(rd, b) == 0;
+}
+
 /* The barrier after each step: the last of the members to arrive opens
  * it.  An accelerator out of steps leaves, so the others do not wait for
  * it; the barrier opens on stop too. */
@@ -1371,9 +1393,12 @@ static void accel_epoch(struct accel *ac)
 {
     struct train_run *r = ac->run;
     const struct lb_train_cfg *c = r->cfg;
+    struct reader *rd = loads_itself(c) ? &r->rd[ac->k] : NULL;
+    if (rd && reader_start(rd) < 0)
+        return;
     for (;;) {
         uint64_t t0 = lb_clock_now(), step;
-        if (!batch_take(r, ac, &t0))
+        if (rd ? !batch_load(r, rd) : !batch_take(r, ac, &t0))
             break;
         uint64_t t1 = lb_clock_now();
         compute(lb_train_value_draw(&c->compute_ns, &ac->rng));
@@ -1410,10 +1435,15 @@ static void *accel_main(void *arg)
     int job;
     prctl(PR_SET_TIMERSLACK, 1UL);      /* sleep close to compute_time */
     while ((job = crew_wait(ac->run, &seen, 1)) != JOB_NONE) {
-        if (job == JOB_EPOCH)
-            accel_epoch(ac);
-        else
+        if (job != JOB_EPOCH)
             checkpoint(ac->run, ac, ac->steps);
+        else
+            accel_epoch(ac);
+        if (job == JOB_EPOCH && loads_itself(ac->run->cfg)) {    /* its reading's CPU */
+            struct reader *rd = &ac->run->rd[ac->k];
+            rd->cpu.usr_ns = rd->cpu.sys_ns = 0;
+            lb_thread_cpu_add(&rd->cpu.usr_ns, &rd->cpu.sys_ns);
+        }
         thread_done(ac->run);
     }
     return NULL;
@@ -1467,7 +1497,7 @@ static void loader_begin(struct train_run *r, struct loader *ld, uint32_t k, uin
     lb_perm_init(&ld->perm, ld->n, key);
     atomic_store(&ld->next, 0);
     ld->ready = 0;
-    ld->readers_left = c->read_threads;
+    ld->readers_left = loader_threads(c);
     ld->nfiles = tf_files(c, loader_index(c, k));
     ld->pos0 = 0;
     for (uint64_t g = 0; c->on_sample && g < loader_index(c, k); g++) {
@@ -1534,7 +1564,7 @@ static int epoch_run(struct train_run *r, uint32_t e)
         block_open(&r->ac[i], t0);
         r->ac[i].end_ns = t0;
     }
-    crew_give(r, JOB_EPOCH, r->nreaders + c->accelerators);
+    crew_give(r, JOB_EPOCH, (loads_itself(c) ? 0 : r->nreaders) + c->accelerators);
     wait_threads(r, c->valid ? "eval" : "train", samples_done, total * c->epochs);
     ranks_settle(r);
     for (uint32_t i = 0; i < c->accelerators; i++)
@@ -1606,10 +1636,10 @@ const char *lb_train_check(const struct lb_train_cfg *c)
     const struct lb_train_value *sz = &c->sample_size, *ct = &c->compute_ns;
     if (!c->paths && (!c->dir || !*c->dir))
         return "dir is missing";
-    if (!c->files || !c->samples_per_file || !c->batch_size || !c->read_threads ||
-        !c->epochs || !c->prefetch || !c->accelerators)
-        return "files, samples_per_file, batch_size, read_threads, epochs, "
-               "prefetch and accelerators must be positive";
+    if (!c->files || !c->samples_per_file || !c->batch_size || !c->epochs || !c->prefetch ||
+        !c->accelerators)
+        return "files, samples_per_file, batch_size, epochs, prefetch and accelerators must "
+               "be positive";
     if (c->format == LB_TRAIN_ONE_PER_FILE && c->samples_per_file != 1)
         return "one sample per file needs samples_per_file = 1";
     if (c->direct && c->container != LB_TRAIN_RAW && c->container != LB_TRAIN_NPZ)
@@ -1694,7 +1724,8 @@ static int run_alloc(struct train_run *r)
     for (uint32_t i = 0; c->on_sample && i < r->nloaders; i++)
         if (!(r->ld[i].batch = calloc(c->batch_size, sizeof *r->ld[i].batch)))
             return -ENOMEM;
-    r->nreaders = nl * c->read_threads;
+    r->nreaders = loads_itself(c) ? K : nl * loader_threads(c);  /* a reader each: its
+                                                                    buffer, its counts */
     r->th = calloc((size_t)r->nreaders + K, sizeof *r->th);
     r->nstacks_want = r->nreaders + K;
     r->rd = calloc(r->nreaders, sizeof *r->rd);
@@ -1716,7 +1747,7 @@ static int run_alloc(struct train_run *r)
     for (uint32_t i = 0; i < r->nreaders; i++) {
         struct reader *rd = &r->rd[i];
         rd->run = r;
-        rd->ld = &r->ld[i / c->read_threads];
+        rd->ld = &r->ld[loads_itself(c) ? (shard_mode(c) ? i : 0) : i / loader_threads(c)];
         rd->want = r->data.max_sample;  /* 0 for a list: as its files come */
         if (c->container != LB_TRAIN_RAW) {     /* zip tails, transfers, chunks */
             uint64_t want = c->transfer_size > CONTAINER_BUF ? c->transfer_size : CONTAINER_BUF;
@@ -1867,7 +1898,7 @@ static int epoch_checkpoint(struct train_run *r, uint32_t epoch)
 static int crew_start(struct train_run *r)
 {
     const struct lb_train_cfg *c = r->cfg;
-    for (uint32_t i = 0; i < r->nreaders; i++)
+    for (uint32_t i = 0; !loads_itself(c) && i < r->nreaders; i++)
         if (spawn(r, reader_main, &r->rd[i], 0) < 0)
             return r->err;
     for (uint32_t i = 0; i < c->accelerators; i++)

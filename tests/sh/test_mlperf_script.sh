@@ -56,4 +56,11 @@ out=$("$LUABENCH" --quiet scripts/mlperf.lua workload=unet3d accelerator=a100 sc
       sample_size=4k compute_time=0 epochs=1 runs=1 warmup=0 dir="$tmp/ds1") || fail "warmup=0 exit"
 case $out in *"(not counted)"*) fail "warmup=0 still ran a warm-up: $out" ;; esac
 [ -f "$tmp/ds/img_000055.npz" ] || fail "unet3d's dataset is npz: $(ls "$tmp/ds" | tail -1)"
+# reader.read_threads, which a CLOSED submission may set: 0 loads on the accelerator's thread
+out=$("$LUABENCH" --quiet scripts/mlperf.lua workload=unet3d accelerator=a100 scaled=1 files=14 \
+      sample_size=4k compute_time=0 epochs=1 runs=1 warmup=0 read_threads=0 dir="$tmp/ds1") ||
+  fail "read_threads=0 exit"
+contains "$out" "14 files x 1 samples (npz), batch 7, 0 read threads each" "read_threads=0 header"
+expect_exit 2 "parameter 'read_threads' must be at least 0, not -1" "$LUABENCH" --quiet \
+  scripts/mlperf.lua read_threads=-1
 pass
