@@ -521,7 +521,7 @@ static void train_cfg(struct fields *f, struct lb_train_cfg *c)
     get_value(f, "compute_time", &c->compute_ns, top_time_ns, 1, TIME_FORMS);
     get_value(f, "preprocess_time", &c->preprocess_ns, top_time_ns, 1,
               "a time per sample: " TIME_FORMS);
-    c->prefetch = (uint32_t)get_uint(f, "prefetch", c->prefetch, 1);
+    c->prefetch = (uint32_t)get_uint(f, "prefetch", c->prefetch, 0);
     c->accelerators = (uint32_t)get_uint(f, "accelerators", c->accelerators, 1);
     c->loader = get_enum(f, "loader", loaders, c->loader, "\"shard\" or \"shared\"");
     c->barrier = get_bool(f, "barrier", c->barrier);

@@ -51,7 +51,9 @@ local v = script.params({
   {"seed", type = "int", default = 1, help = "seed of the shuffles"},
   {"compute_time", default = "5ms", help = "time an accelerator computes per batch"},
   {"compute_stddev", default = "0", help = "standard deviation of the compute time (0: fixed)"},
-  {"prefetch", type = "int", default = 4, help = "ready batches queued at most, per accelerator"},
+  {"prefetch", type = "int", default = 4, min = 0,
+   help = "DLIO's prefetch_size: batches read ahead per accelerator, ceil(prefetch / " ..
+   "read_threads) a reader (0: 2 a reader)"},
   {"loader", default = "shard", help = "shard (DLIO: each accelerator its own readers and " ..
    "contiguous shard) or shared (one pool of readers for all)"},
   {"drop_last", type = "bool", default = true, help = "0: read the last partial batch too"},

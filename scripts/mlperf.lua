@@ -57,6 +57,9 @@ local v = script.params({
    help = "reader threads per accelerator, one of the parameters a CLOSED submission may set " ..
    "(default: the workload's; 0: each accelerator loads its own batches, as DLIO's PyTorch " ..
    "loader with no workers)"},
+  {"prefetch_size", type = "int", min = 0, max = 2,
+   help = "reader.prefetch_size, which a CLOSED submission may set to 0, 1 or 2 (default " ..
+   "DLIO's 2): ceil(prefetch_size / read_threads) batches ahead a reader, 2 for 0"},
   {"epochs", type = "int", default = mlperf.EPOCHS, min = 1, help = "epochs per run"},
   {"runs", type = "int", default = mlperf.RUNS, min = 1, help = "seeded runs"},
   {"warmup", type = "bool", default = true,
@@ -167,6 +170,7 @@ end
 
 local w = assert(mlperf.workload(v.workload, v.accelerator))
 if v.read_threads then w.read_threads = v.read_threads end
+if v.prefetch_size then w.prefetch = v.prefetch_size end
 local format = v.format or w.format
 if v.direct and format ~= "raw" and format ~= "npz" then
   script.usage_error("direct=1 needs format=npz or raw: DLIO has no O_DIRECT reader for %s " ..

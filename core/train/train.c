@@ -82,6 +82,11 @@ struct loader {                  /* one accelerator's input pipeline, or
     unsigned takers;             /* accelerators asleep on took_seq */
     struct accel *parked;        /* asleep for a batch, its steps taken
                                     for it (steps_by_readers), or NULL */
+    uint64_t window;             /* in order (in_order): batches read ahead
+                                    of the steps at most; 0: a queue */
+    uint64_t taken;              /* in order: batches the steps took (mu) */
+    uint8_t *done;               /* in order: batch b read, done[b % window] */
+    pthread_cond_t *lane_cv;     /* in order: reader j waits on lane_cv[j] */
     pthread_cond_t room_cv;
     uint64_t ready;              /* batches read and not yet taken */
     unsigned readers_left;       /* readers still reading this epoch */
@@ -105,6 +110,7 @@ struct loader {                  /* one accelerator's input pipeline, or
 struct reader {
     struct train_run *run;
     struct loader *ld;
+    uint32_t lane;               /* in order: its batches are lane + m x W */
     char *buf;                   /* up to READ_CHUNK bytes, 4 KiB aligned,
                                     made on the first read (reader_room) */
     uint64_t buflen;
@@ -250,7 +256,7 @@ static void taker_sleep(struct loader *ld)
     ld->takers--;
 }
 
-static unsigned batch_queued(struct train_run *r, struct loader *ld);
+static unsigned batch_queued(struct train_run *r, struct loader *ld, uint64_t b);
 
 /* Stops the loaders; the caller wakes the barrier. */
 static void stop_loaders(struct train_run *r)
@@ -262,6 +268,8 @@ static void stop_loaders(struct train_run *r)
         unsigned asleep = taker_note(ld);
         pthread_cond_broadcast(&ld->room_cv);
         pthread_cond_broadcast(&ld->pass_cv);
+        for (uint32_t j = 0; ld->lane_cv && j < r->cfg->read_threads; j++)
+            pthread_cond_broadcast(&ld->lane_cv[j]);
         pthread_mutex_unlock(&ld->mu);
         taker_wake(ld, asleep, 1);
     }
@@ -322,6 +330,24 @@ static int loads_itself(const struct lb_train_cfg *c)
 static uint32_t loader_threads(const struct lb_train_cfg *c)
 {
     return c->read_threads ? c->read_threads : 1;
+}
+
+/* DLIO's PyTorch loader (one loader an accelerator, not TFRecord, not
+ * read_threads=0): worker j of W makes batches j, j + W, j + 2W, ... in
+ * turn, each at most W x prefetch_factor batches past the last one the
+ * steps took, and the steps take the batches in order, each waiting for
+ * its own; prefetch_factor is ceil(prefetch_size / W), 2 for a
+ * prefetch_size of 0, as DLIO's TorchDataLoader sets it. */
+static int in_order(const struct lb_train_cfg *c)
+{
+    return c->loader == LB_TRAIN_LOADER_SHARD && c->container != LB_TRAIN_TFRECORD &&
+           !loads_itself(c);
+}
+
+static uint64_t order_window(const struct lb_train_cfg *c)
+{
+    uint64_t W = c->read_threads, ps = c->prefetch;
+    return W * (ps ? (ps + W - 1) / W : 2);
 }
 
 /* One exchange with the other ranks (see lb_train_sync_fn): their bits,
@@ -820,12 +846,12 @@ static int read_batch(struct reader *rd, uint64_t b)
 /* Puts a batch in the queue; waits while the queue is full.  The wake
  * comes after the unlock: a woken accelerator does not find the lock
  * still held and sleep on it a second time. */
-static void batch_ready(struct train_run *r, struct loader *ld)
+static void batch_ready(struct train_run *r, struct loader *ld, uint64_t b)
 {
     pthread_mutex_lock(&ld->mu);
-    while (ld->ready >= r->cfg->prefetch && !atomic_load(&r->stop))
+    while (!ld->window && ld->ready >= r->cfg->prefetch && !atomic_load(&r->stop))
         pthread_cond_wait(&ld->room_cv, &ld->mu);
-    unsigned asleep = batch_queued(r, ld);
+    unsigned asleep = batch_queued(r, ld, b);
     pthread_mutex_unlock(&ld->mu);
     taker_wake(ld, asleep, 0);
 }
@@ -839,16 +865,28 @@ static int reader_start(struct reader *rd)
     return -ENOMEM;
 }
 
+/* In order: waits until batch b is inside the window; 0 on stop. */
+static int batch_room(struct train_run *r, struct loader *ld, uint64_t b)
+{
+    pthread_mutex_lock(&ld->mu);
+    while (b >= ld->taken + ld->window && !atomic_load(&r->stop))
+        pthread_cond_wait(&ld->lane_cv[b % r->cfg->read_threads], &ld->mu);
+    pthread_mutex_unlock(&ld->mu);
+    return !atomic_load(&r->stop);
+}
+
 static void reader_epoch(struct reader *rd)
 {
     struct train_run *r = rd->run;
     struct loader *ld = rd->ld;
     int rc = reader_start(rd);
-    while (rc == 0 && !atomic_load_explicit(&r->stop, memory_order_relaxed)) {
-        uint64_t b = atomic_fetch_add(&ld->next, 1);
-        if (b >= ld->nbatches || read_batch(rd, b) < 0)
+    for (uint64_t b = rd->lane; rc == 0 && !atomic_load_explicit(&r->stop, memory_order_relaxed);
+         b += r->cfg->read_threads) {
+        if (!ld->window)
+            b = atomic_fetch_add(&ld->next, 1);
+        if (b >= ld->nbatches || (ld->window && !batch_room(r, ld, b)) || read_batch(rd, b) < 0)
             break;
-        batch_ready(r, ld);
+        batch_ready(r, ld, b);
     }
     pthread_mutex_lock(&ld->mu);
     unsigned asleep = --ld->readers_left == 0 ? taker_note(ld) : 0;
@@ -901,7 +939,7 @@ static void tf_batch(struct reader *rd, struct loader *ld, uint64_t n)
     while (ld->ready >= r->cfg->prefetch && !atomic_load(&r->stop))
         pthread_cond_wait(&ld->room_cv, &ld->mu);
     atomic_fetch_add_explicit(&rd->samples, n, memory_order_relaxed);
-    taker_wake(ld, batch_queued(r, ld), 0);  /* the taker then waits for ld->mu */
+    taker_wake(ld, batch_queued(r, ld, 0), 0);  /* the taker then waits for ld->mu */
 }
 
 /* Sample s leaves the shuffle buffer into the batch being made. */
@@ -1220,6 +1258,27 @@ static void checkpoint(struct train_run *r, struct accel *ac, uint64_t step)
 
 /* ---- accelerators ---- */
 
+/* The next step's batch is read (ld->mu held): in order, the batch the
+ * steps took last plus one; else any. */
+static int batch_there(const struct loader *ld)
+{
+    if (!ld->window)
+        return ld->ready > 0;
+    return ld->taken < ld->nbatches && ld->done[ld->taken % ld->window];
+}
+
+/* Takes it (ld->mu held): the condition whose reader may now go on. */
+static pthread_cond_t *batch_took(struct loader *ld)
+{
+    if (!ld->window) {
+        ld->ready--;
+        return &ld->room_cv;
+    }
+    uint64_t b = ld->taken++;
+    ld->done[b % ld->window] = 0;
+    return &ld->lane_cv[b % ld->run->cfg->read_threads];    /* batch b + window's */
+}
+
 /* Takes a batch for the step whose wait began at *t0; 0 when the epoch
  * has none left (or the run stops).  While it sleeps the readers may
  * take its steps for it (batch_queued): *t0 is then when the last of
@@ -1229,18 +1288,17 @@ static int batch_take(struct train_run *r, struct accel *ac, uint64_t *t0)
     struct loader *ld = ac->ld;
     pthread_mutex_lock(&ld->mu);
     ac->wait_from = *t0;
-    while (ld->ready == 0 && ld->readers_left && !atomic_load(&r->stop)) {
+    while (!batch_there(ld) && ld->readers_left && !atomic_load(&r->stop)) {
         ld->parked = r->by_readers ? ac : NULL;
         taker_sleep(ld);
         ld->parked = NULL;
     }
     *t0 = ac->wait_from;
-    int got = ld->ready > 0 && !atomic_load(&r->stop);
-    if (got)
-        ld->ready--;
+    int got = batch_there(ld) && !atomic_load(&r->stop);
+    pthread_cond_t *room = got ? batch_took(ld) : NULL;
     pthread_mutex_unlock(&ld->mu);
-    if (got)
-        pthread_cond_signal(&ld->room_cv);  /* after the unlock, as above */
+    if (room)
+        pthread_cond_signal(room);      /* after the unlock, as above */
     return got;
 }
 
@@ -1362,20 +1420,27 @@ static int steps_by_readers(const struct lb_train_cfg *c)
 /* A batch is ready (ld->mu held): the step of the accelerator parked for
  * it is taken here, or the batch is queued and the return value goes to
  * taker_wake once the lock is let go. */
-static unsigned batch_queued(struct train_run *r, struct loader *ld)
+static unsigned batch_queued(struct train_run *r, struct loader *ld, uint64_t b)
 {
     struct accel *ac = ld->parked;
-    if (!ac || ld->ready || atomic_load(&r->stop)) {
+    int there = batch_there(ld);         /* before this one */
+    if (ld->window)
+        ld->done[b % ld->window] = 1;
+    else
         ld->ready++;
+    if (ld->window && (there || !batch_there(ld)))  /* not the one it waits for */
+        return 0;
+    if (!ac || there || atomic_load(&r->stop))
         return taker_note(ld);
+    while (batch_there(ld)) {           /* it, and those read before it */
+        pthread_cond_signal(batch_took(ld));    /* a reader waiting for room goes
+                                                   on, as after batch_take */
+        uint64_t t = lb_clock_now();
+        step_count(ac, ac->wait_from, t, t);
+        ac->end_ns = ac->wait_from = t;
+        ac->ep_step++;
+        atomic_fetch_add(&r->steps, 1);     /* as ckpt_due counts them */
     }
-    uint64_t t = lb_clock_now();
-    step_count(ac, ac->wait_from, t, t);
-    ac->end_ns = ac->wait_from = t;
-    ac->ep_step++;
-    atomic_fetch_add(&r->steps, 1);     /* as ckpt_due counts them */
-    pthread_cond_signal(&ld->room_cv);  /* taken: a reader waiting for room
-                                           goes on, as after batch_take */
     return 0;
 }
 
@@ -1497,6 +1562,9 @@ static void loader_begin(struct train_run *r, struct loader *ld, uint32_t k, uin
     lb_perm_init(&ld->perm, ld->n, key);
     atomic_store(&ld->next, 0);
     ld->ready = 0;
+    ld->taken = 0;
+    if (ld->window)
+        memset(ld->done, 0, ld->window);
     ld->readers_left = loader_threads(c);
     ld->nfiles = tf_files(c, loader_index(c, k));
     ld->pos0 = 0;
@@ -1636,10 +1704,13 @@ const char *lb_train_check(const struct lb_train_cfg *c)
     const struct lb_train_value *sz = &c->sample_size, *ct = &c->compute_ns;
     if (!c->paths && (!c->dir || !*c->dir))
         return "dir is missing";
-    if (!c->files || !c->samples_per_file || !c->batch_size || !c->epochs || !c->prefetch ||
-        !c->accelerators)
-        return "files, samples_per_file, batch_size, epochs, prefetch and accelerators must "
-               "be positive";
+    if (!c->files || !c->samples_per_file || !c->batch_size || !c->epochs || !c->accelerators)
+        return "files, samples_per_file, batch_size, epochs and accelerators must be positive";
+    if (!c->prefetch && !in_order(c) && !loads_itself(c))
+        return "prefetch=0 (DLIO's prefetch_size 0: a prefetch factor of 2) is for the PyTorch "
+               "loader: loader=\"shard\", not TFRecord";
+    if (c->prefetch > LB_TRAIN_PREFETCH_MAX)
+        return "prefetch is above 65536 batches";
     if (c->format == LB_TRAIN_ONE_PER_FILE && c->samples_per_file != 1)
         return "one sample per file needs samples_per_file = 1";
     if (c->direct && c->container != LB_TRAIN_RAW && c->container != LB_TRAIN_NPZ)
@@ -1724,6 +1795,16 @@ static int run_alloc(struct train_run *r)
     for (uint32_t i = 0; c->on_sample && i < r->nloaders; i++)
         if (!(r->ld[i].batch = calloc(c->batch_size, sizeof *r->ld[i].batch)))
             return -ENOMEM;
+    for (uint32_t i = 0; in_order(c) && i < r->nloaders; i++) {
+        struct loader *ld = &r->ld[i];
+        ld->window = order_window(c);
+        ld->done = calloc(ld->window, 1);
+        ld->lane_cv = calloc(c->read_threads, sizeof *ld->lane_cv);
+        if (!ld->done || !ld->lane_cv)
+            return -ENOMEM;
+        for (uint32_t j = 0; j < c->read_threads; j++)
+            pthread_cond_init(&ld->lane_cv[j], NULL);
+    }
     r->nreaders = loads_itself(c) ? K : nl * loader_threads(c);  /* a reader each: its
                                                                     buffer, its counts */
     r->th = calloc((size_t)r->nreaders + K, sizeof *r->th);
@@ -1748,6 +1829,7 @@ static int run_alloc(struct train_run *r)
         struct reader *rd = &r->rd[i];
         rd->run = r;
         rd->ld = &r->ld[loads_itself(c) ? (shard_mode(c) ? i : 0) : i / loader_threads(c)];
+        rd->lane = i % loader_threads(c);
         rd->want = r->data.max_sample;  /* 0 for a list: as its files come */
         if (c->container != LB_TRAIN_RAW) {     /* zip tails, transfers, chunks */
             uint64_t want = c->transfer_size > CONTAINER_BUF ? c->transfer_size : CONTAINER_BUF;
@@ -1788,6 +1870,10 @@ static void run_release(struct train_run *r)
     for (uint32_t i = 0; r->ld && i < r->nloaders; i++) {
         free(r->ld[i].sbuf);
         free(r->ld[i].batch);
+        free(r->ld[i].done);
+        for (uint32_t j = 0; r->ld[i].lane_cv && j < c->read_threads; j++)
+            pthread_cond_destroy(&r->ld[i].lane_cv[j]);
+        free(r->ld[i].lane_cv);
         pthread_cond_destroy(&r->ld[i].pass_cv);
         pthread_mutex_destroy(&r->ld[i].mu);
         pthread_cond_destroy(&r->ld[i].room_cv);

@@ -12,15 +12,20 @@
  * order drawn from the seed (none, files shuffled, or samples shuffled).
  *
  * By default each of the K emulated accelerators is one DLIO rank: it has
- * its own loader of read_threads readers and a queue of `prefetch` ready
- * batches, fed from its own contiguous shard of ceil(N / K) positions of
+ * its own loader of read_threads readers, as DLIO's PyTorch loader: reader
+ * j of W makes batches j, j + W, ... at most W x ceil(prefetch / W) (W x 2
+ * for prefetch 0) past the last the steps took, and the steps take them in
+ * order (read_threads=0: the accelerator loads its own batches), fed from
+ * its own contiguous shard of ceil(N / K) positions of
  * the epoch's order (shuffle=sample shuffles inside the shard, with a key
  * that changes every epoch).  The last partial batch is dropped and every
  * accelerator takes floor(N / batch_size / K) steps at most, as DLIO does;
  * after each step the accelerators meet at a barrier (DLIO's stand-in for
  * an allreduce).  loader=shared gives one pool of read_threads readers and
- * one queue to all accelerators instead.  Readers build whole batches (a
- * counter hands out batch numbers, so no lock is taken per sample).
+ * one queue of `prefetch` ready batches to all accelerators instead, a
+ * counter handing out the batch numbers (TFRecord's queue is tf.data's
+ * prefetch of `prefetch` batches).  Readers build whole batches, so no lock
+ * is taken per sample.
  *
  * Accelerator utilisation is DLIO's: per accelerator and epoch, compute
  * time of the steps not excluded over the epoch's wall time less the
@@ -85,6 +90,7 @@ struct lb_train_value {
     double p;
 };
 
+#define LB_TRAIN_PREFETCH_MAX 65536u    /* prefetch, batches */
 #define LB_TRAIN_SHAPE_MAX 1e6           /* gamma's shape */
 #define LB_TRAIN_LAM_MAX 1e4             /* poisson's lam, seconds */
 
@@ -154,7 +160,9 @@ struct lb_train_cfg {
     struct lb_train_value compute_ns;    /* per step */
     struct lb_train_value preprocess_ns; /* per sample, in the reader after
                                             its read (DLIO's preprocess_time) */
-    uint32_t prefetch;           /* ready batches queued at most per loader */
+    uint32_t prefetch;           /* DLIO's prefetch_size (shard loaders); the
+                                    ready batches queued at most (shared,
+                                    TFRecord) */
     uint32_t accelerators;       /* >= 1 */
     enum lb_train_loader loader; /* shard (DLIO, default) or shared */
     bool barrier;                /* all accelerators meet after each step */

@@ -87,7 +87,7 @@ function M.train_spec(w, t)
   t = t or {}
   local format = t.format or w.format
   local s = {files = w.files, samples_per_file = w.samples_per_file,
-             batch_size = w.batch_size, read_threads = w.read_threads,
+             batch_size = w.batch_size, read_threads = w.read_threads, prefetch = w.prefetch,
              epochs = M.EPOCHS, shuffle = w.shuffle,
              compute_time = w.compute_time, format = format,
              file_format = w.samples_per_file > 1 and "packed" or "one-sample-per-file",

@@ -16,7 +16,7 @@ shell hooks).
   }, {about = "what the script does, one paragraph"})
 
 The spec is an array of {name, default=, type=, help=, choices=, min=,
-shown=} (help lists them in that order) or a table keyed by name (listed in
+max= (ints), shown=} (help lists them in that order) or a table keyed by name (listed in
 name order); both may be mixed.  Types: string (default), int, number,
 bool (0/1, true/false, yes/no, on/off), size (fio units, kept as text),
 time (fio units, kept as text), ints and list (comma-separated; choices
@@ -114,6 +114,9 @@ local function to_int(p, s)
   if not n then M.usage_error("parameter '%s' must be an integer, not '%s'", p.name, s) end
   if p.min and n < p.min then
     M.usage_error("parameter '%s' must be at least %d, not %d", p.name, p.min, n)
+  end
+  if p.max and n > p.max then
+    M.usage_error("parameter '%s' must be at most %d, not %d", p.name, p.max, n)
   end
   return n
 end

@@ -16,7 +16,9 @@ taken off, so the figure is the marginal CPU per sample:
 Each round runs every workload, lb.train and the loop back to back (which
 of them first alternates by round); each round prints its ratios and the
 table the medians.  lb.train runs one accelerator,
-compute_time 0, no shuffle, prefetch 2; its reader threads are --threads,
+compute_time 0, no shuffle, prefetch 16 (DLIO's prefetch_size: 8 batches
+ahead for each of 2 readers, so that they seldom wait for the other's batch
+to be taken in order, which the loop does not do); its reader threads are --threads,
 and the loop runs as many threads.  --strace prints, per side, the open,
 pread and close calls per sample of a small run under strace -f -c.
 """
@@ -57,7 +59,7 @@ def lb_cmd(lb, data, w, threads, epochs, steps=0):
     cmd = [lb, "-q", os.path.join(HERE, "dlio_train.lua"), f"dir={data}/img_*.dat",
            "format=raw", f"files={files}", "samples_per_file=1", f"batch_size={batch}",
            f"read_threads={threads}", "compute_time=0", f"epochs={epochs}",
-           "accelerators=1", "prefetch=2"]
+           "accelerators=1", "prefetch=16"]
     return cmd + ([f"total_training_steps={steps}"] if steps else [])
 
 
