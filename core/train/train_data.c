@@ -553,7 +553,7 @@ static void manifest_values(const struct lb_dataset *d, uint64_t files, char v[M
     else
         snprintf(v[M_SUBDIRS], 64, "%llu", (unsigned long long)(d->nsubdirs ? d->nsubdirs : 1));
     if (c->compression == LB_TRAIN_GZIP)
-        snprintf(v[M_COMPRESSION], 64, "gzip %u", c->compression_level);
+        snprintf(v[M_COMPRESSION], 64, "gzip (level %u)", c->compression_level);
     else
         snprintf(v[M_COMPRESSION], 64, "%s", c->compression == LB_TRAIN_ZIP ? "zip" : "none");
     snprintf(v[M_FILES], 64, "%llu", (unsigned long long)files);
