@@ -908,9 +908,10 @@ static int fixed_array_get(struct h5r *r, const struct h5set *s, uint64_t total,
     int rc = rd(r, b, FAHD_LEN, s->addr);
     if (rc < 0 || (rc = fahd_check(r, s, b, &es)) < 0)
         return rc;
-    uint64_t pb = b[7], max = get(b + 8, 8), db = get(b + 16, 8), page = 1ull << pb;
-    if (max < total || pb > 30)
+    uint64_t pb = b[7], max = get(b + 8, 8), db = get(b + 16, 8);
+    if (max < total || lo + n > max || pb > 30)
         return dbad(r, -EILSEQ, ": a Fixed Array of fewer entries than chunks");
+    uint64_t page = 1ull << pb;
     for (uint64_t i = 0; i < n; i++)
         a[i] = (struct h5chunk){.addr = UNDEF};
     if (db == UNDEF)
@@ -1038,10 +1039,16 @@ static int chunked(struct h5r *r, const struct h5set *s, uint64_t j)
     for (int k = 0; k < s->rank; k++) {
         if (s->cdims[k] == 0)
             return dbad(r, -EILSEQ, ": a chunk dimension of 0");
-        grid[k] = (s->dims[k] + s->cdims[k] - 1) / s->cdims[k];
+        grid[k] = s->dims[k] / s->cdims[k] + (s->dims[k] % s->cdims[k] != 0);
+        if (k && grid[k] && per > LB_H5_MAX_CHUNKS / grid[k])
+            return dbad(r, -EFBIG, ": more chunks to a row than are read (2^24)");
         per *= k ? grid[k] : 1;
+        if (s->cdims[k] > LB_H5_MAX_CHUNK / cb)
+            return dbad(r, -EILSEQ, ": chunks of 4 GiB or more (past HDF5's limit)");
         cb *= s->cdims[k];
     }
+    if (per > r->end || (per && grid[0] > UINT64_MAX / per))   /* each indexed in the file */
+        return dbad(r, -EFBIG, ": more chunks than the file can index");
     total = grid[0] * per;
     uint64_t lo = j / s->cdims[0] * per;
     struct h5chunk *a = chunk_room(r->io, per, 0);
