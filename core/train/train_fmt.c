@@ -18,9 +18,10 @@
  * parser checks both CRCs, as TensorFlow's reader does.
  *
  * HDF5 is what h5py.File(name, 'w', libver='latest') writes for DLIO:
- * records_0 (uint8, samples x sample bytes, contiguous or chunked) and
- * labels.  train_hdf5.c plans the file, builds its metadata and reads it;
- * here its data is written around that metadata.
+ * records_0 (uint8, samples x sample bytes, contiguous or chunked, the
+ * chunks plain or deflated as compression='gzip' makes them) and labels.
+ * train_hdf5.c plans the file, builds its metadata and reads it; here its
+ * data is written around that metadata (deflated: before it).
  */
 #include <errno.h>
 #include <pthread.h>

@@ -7,8 +7,12 @@
  * with Dataspace, Datatype, Fill Value and Data Layout (version 4)
  * messages.  records_0 is contiguous, or chunked: one chunk indexed by the
  * layout itself (libhdf5's single-chunk index) or a Fixed Array (FAHD,
- * FADB, paged past 2^10 entries).  Every structure carries its lookup3
- * checksum, so h5py opens the files.
+ * FADB, paged past 2^10 entries).  With compression='gzip' each chunk goes
+ * through the deflate filter: a filter pipeline message names it and its
+ * level, and the index holds each chunk's stored size and filter mask
+ * (filtered Fixed Array entries, or the layout for a single chunk); the
+ * chunk shape is h5py's guess when none is asked for.  Every structure
+ * carries its lookup3 checksum, so h5py opens the files.
  *
  * The reader is h5py's File(f, 'r')['records_k'][j] for each k, as DLIO
  * reads a sample, the way libhdf5 1.10 does it: fstat and a shared flock,
@@ -21,10 +25,11 @@
  * sample, at most to the data's end) or, for a larger sample, the sample
  * itself; for chunked data the index (FAHD, the data block or its page)
  * and each chunk the sample touches whole, or only the sample's part of a
- * chunk larger than the chunk cache (1 MiB).  It parses what it reads and
- * checks the checksums, so files that h5py wrote are read too; filters,
- * dense groups, other chunk indexes and superblocks before version 2 are
- * refused by name.
+ * chunk larger than the chunk cache (1 MiB); a deflated chunk always whole
+ * at its stored size, in one read, then inflated.  It parses what it reads
+ * and checks the checksums, so files that h5py wrote are read too; filters
+ * other than deflate, dense groups, other chunk indexes and superblocks
+ * before version 2 are refused by name.
  */
 #include <errno.h>
 #include <fcntl.h>
