@@ -41,7 +41,8 @@ return {
        "eval_time, eval_after_epoch, epochs_between_evals: a valid set in dir/valid); " ..
        "format = \"raw\", \"npz\", \"tfrecord\" or \"hdf5\" (the container, written and " ..
        "read as numpy, TensorFlow and h5py do; compression = \"zip\": npz deflated as " ..
-       "numpy.savez_compressed); dir = a directory, a glob or a list of existing files " ..
+       "numpy.savez_compressed; \"gzip\" with compression_level = 0 .. 9 (4): hdf5 chunks " ..
+       "deflated as h5py's compression='gzip'); dir = a directory, a glob or a list of existing files " ..
        "(read only); a dataset laid out with other parameters is refused unless relayout = true. " ..
        "Returns au, au_stdev, dlio_samples_per_s, dlio_mb_per_s, samples_per_s, bw_bytes, " ..
        "epochs, evals (with eval_au, eval_dlio_samples_per_s), batch_wait_ns, sample_read_ns; under MPI the merged result of every rank's shard, " ..

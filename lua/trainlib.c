@@ -348,7 +348,8 @@ static const char *const train_fields[] = {
     "drop_last", "preprocess_time", "exclude_start_steps", "exclude_end_steps", "total_training_steps",
     "format", "transfer_size", "shuffle_size", "chunk_size", "num_dset_per_record",
     "num_subfolders", "relayout",
-    "compression", "names", "do_eval", "num_files_eval", "batch_size_eval", "eval_time",
+    "compression", "compression_level", "names", "do_eval", "num_files_eval", "batch_size_eval",
+    "eval_time",
     "eval_time_stdev", "eval_after_epoch", "epochs_between_evals", "num_subfolders_eval", NULL,
 };
 
@@ -506,8 +507,12 @@ static void train_cfg(struct fields *f, struct lb_train_cfg *c)
         bad(f, "samples_per_file", "1 with file_format=\"one-sample-per-file\"");
     c->container = get_enum(f, "format", containers, LB_TRAIN_RAW,
                             "\"raw\", \"npz\", \"tfrecord\" or \"hdf5\"");
-    static const char *const compressions[] = {"none", "zip", NULL};
-    c->compressed = get_enum(f, "compression", compressions, 0, "\"none\" or \"zip\"");
+    static const char *const compressions[] = {"none", "zip", "gzip", NULL};
+    c->compression = get_enum(f, "compression", compressions, 0,
+                              "\"none\", \"zip\" (npz) or \"gzip\" (hdf5)");
+    c->compression_level = (uint32_t)get_uint(f, "compression_level", 4, 0);   /* DLIO's */
+    if (c->compression_level > 9)
+        bad(f, "compression_level", "an integer from 0 to 9 (gzip's levels, as h5py's)");
     c->transfer_size = get_size(f, "transfer_size", c->transfer_size);
     c->shuffle_size = (uint32_t)get_uint(f, "shuffle_size", c->shuffle_size, 1);
     c->chunk_size = get_size(f, "chunk_size", 0);

@@ -35,7 +35,10 @@ local v = script.params({
   {"format", default = "raw", help = "raw, npz, tfrecord or hdf5: the files' container, " ..
    "written and read as numpy, TensorFlow and h5py do"},
   {"compression", default = "none", help = "npz: zip lays out deflated members " ..
-   "(numpy.savez_compressed, DLIO's compression: zip)"},
+   "(numpy.savez_compressed, DLIO's compression: zip); hdf5: gzip deflates the chunks " ..
+   "(h5py's compression='gzip', DLIO's compression: gzip)"},
+  {"compression_level", type = "int", default = 4, help = "gzip: deflate's level, 0 to 9 " ..
+   "(DLIO's compression_level)"},
   {"transfer_size", default = "256k", help = "npz, tfrecord: bytes per data read"},
   {"shuffle_size", type = "int", default = 1024, help = "tfrecord: samples in the shuffle buffer"},
   {"num_subfolders", type = "int", default = 0,
@@ -100,7 +103,7 @@ local function spec_of(v)
              compute_time = stddev_or(v.compute_time, v.compute_stddev),
              prefetch = v.prefetch, accelerators = v.accelerators, direct = v.direct,
              loader = v.loader, drop_last = v.drop_last, format = v.format,
-             compression = v.compression,
+             compression = v.compression, compression_level = v.compression_level,
              transfer_size = v.transfer_size, shuffle_size = v.shuffle_size,
              num_subfolders = v.num_subfolders, relayout = v.relayout, names = v.names}
   if v.sample_stddev ~= "0" then

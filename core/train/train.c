@@ -1687,7 +1687,8 @@ static int hdf5_chunks_too_many(const struct lb_train_cfg *c)
     uint64_t len = v->dist == LB_TRAIN_UNIFORM ? v->b : v->dist == LB_TRAIN_NORMAL ?
                    v->a + 4 * v->b : v->a, rows, cols;
     uint64_t n = c->num_dset_per_record ? c->num_dset_per_record : 1, spf = c->samples_per_file;
-    if (lb_h5_chunks(spf, len / n, c->chunk_size, &rows, &cols) < 0)
+    if (lb_h5_chunks(spf, len / n, c->chunk_size, c->compression == LB_TRAIN_GZIP, &rows,
+                     &cols) < 0)
         return 1;
     return rows && n * ((spf + rows - 1) / rows) * ((len / n + cols - 1) / cols) > LB_H5_MAX_CHUNKS;
 }
@@ -1722,8 +1723,10 @@ const char *lb_train_check(const struct lb_train_cfg *c)
         tf_files(c, all_loaders(c) - 1) * c->samples_per_file < c->batch_size)
         return "format=tfrecord shards files: every accelerator's files (files / "
                "accelerators of all ranks) must hold at least batch_size records";
-    if (c->compressed && c->container != LB_TRAIN_NPZ)
+    if (c->compression == LB_TRAIN_ZIP && c->container != LB_TRAIN_NPZ)
         return "compression=\"zip\" is for format=npz (numpy.savez_compressed)";
+    if (c->compression == LB_TRAIN_GZIP && c->container != LB_TRAIN_HDF5)
+        return "compression=\"gzip\" is for format=hdf5 (h5py's compression='gzip')";
     if (c->num_dset_per_record > 1 && c->container != LB_TRAIN_HDF5)
         return "num_dset_per_record is for format=hdf5 (DLIO's records_0 .. records_{N-1})";
     if (c->num_dset_per_record > LB_H5_MAX_DSETS)
@@ -1735,8 +1738,9 @@ const char *lb_train_check(const struct lb_train_cfg *c)
     if (c->container == LB_TRAIN_HDF5 && !c->paths && hdf5_chunks_too_many(c))
         return "format=hdf5: chunk_size makes chunks of 4 GiB or more (HDF5's limit) or "
                "more than 2^24 chunks in a file, which are not written";
-    if (c->compressed && !lb_fmt_have_deflate())
-        return "compression=\"zip\" needs zlib, and this build has none";
+    if (c->compression != LB_TRAIN_NO_COMPRESSION && !lb_fmt_have_deflate())
+        return c->compression == LB_TRAIN_ZIP ? "compression=\"zip\" needs zlib, and this "
+               "build has none" : "compression=\"gzip\" needs zlib, and this build has none";
     if (c->transfer_size && c->transfer_size < 4096)
         return "transfer_size must be at least 4 KiB";
     if (sz->dist > LB_TRAIN_NORMAL)

@@ -71,6 +71,7 @@ enum lb_train_format { LB_TRAIN_ONE_PER_FILE, LB_TRAIN_PACKED };
 /* What a file holds around its samples (train_fmt.h): nothing, an npz
  * (numpy.savez), TFRecord records, or an HDF5 file as h5py writes it. */
 enum lb_train_container { LB_TRAIN_RAW, LB_TRAIN_NPZ, LB_TRAIN_TFRECORD, LB_TRAIN_HDF5 };
+enum lb_train_compression { LB_TRAIN_NO_COMPRESSION, LB_TRAIN_ZIP, LB_TRAIN_GZIP };
 enum lb_train_shuffle { LB_SHUFFLE_NONE, LB_SHUFFLE_FILE, LB_SHUFFLE_SAMPLE };
 enum lb_train_dist {
     LB_TRAIN_FIXED, LB_TRAIN_UNIFORM, LB_TRAIN_NORMAL,
@@ -150,8 +151,10 @@ struct lb_train_cfg {
     uint32_t num_dset_per_record;        /* hdf5: datasets records_k each
                                             holding a part of every sample
                                             (DLIO's), 0 or 1: records_0 */
-    bool compressed;             /* npz: members laid out deflated (DLIO's
-                                    compression: zip, savez_compressed) */
+    enum lb_train_compression compression;  /* zip: npz members deflated
+                                               (savez_compressed); gzip: hdf5
+                                               chunks through deflate */
+    uint32_t compression_level;  /* gzip: deflate's level, 0 .. 9 (DLIO's 4) */
     uint32_t batch_size;
     uint32_t read_threads;
     uint32_t epochs;

@@ -190,7 +190,9 @@ void lb_dataset_shape(const struct lb_dataset *d, uint64_t f, struct lb_fmt_shap
     s->len = lb_train_sample_size(c, f, 0);
     s->chunk = c->chunk_size;
     s->dsets = c->num_dset_per_record;
-    s->deflate = c->compressed;
+    s->deflate = c->compression == LB_TRAIN_ZIP;
+    s->gzip = c->compression == LB_TRAIN_GZIP;
+    s->level = (int)c->compression_level;
 }
 
 static uint64_t max_sample(const struct lb_train_cfg *c)
@@ -400,7 +402,7 @@ int lb_dataset_layout(const struct lb_dataset *d, uint64_t f, char *buf,
         return 0;                       /* deflated: the record vouches for it */
     if (size == 0 && there && S_ISREG(st.st_mode) && !d->rewrite && !d->cfg->relayout &&
         !d->cfg->readonly) {
-        snprintf(err, len, "%s is there, and a deflated npz's size cannot be checked without "
+        snprintf(err, len, "%s is there, and a compressed file's size cannot be checked without "
                  "the layout record: laid out with other parameters? (relayout=1 rewrites "
                  "the dataset)", path);
         return -ESTALE;
@@ -550,7 +552,10 @@ static void manifest_values(const struct lb_dataset *d, uint64_t files, char v[M
         snprintf(v[M_SUBDIRS], 64, "0 (groups of %d)", LB_DATASET_FANOUT);
     else
         snprintf(v[M_SUBDIRS], 64, "%llu", (unsigned long long)(d->nsubdirs ? d->nsubdirs : 1));
-    snprintf(v[M_COMPRESSION], 64, "%s", c->compressed ? "zip" : "none");
+    if (c->compression == LB_TRAIN_GZIP)
+        snprintf(v[M_COMPRESSION], 64, "gzip (level %u)", c->compression_level);
+    else
+        snprintf(v[M_COMPRESSION], 64, "%s", c->compression == LB_TRAIN_ZIP ? "zip" : "none");
     snprintf(v[M_FILES], 64, "%llu", (unsigned long long)files);
     snprintf(v[M_DSETS], 64, "%u", c->container == LB_TRAIN_HDF5 && c->num_dset_per_record ?
              c->num_dset_per_record : 1);

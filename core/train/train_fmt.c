@@ -18,9 +18,10 @@
  * parser checks both CRCs, as TensorFlow's reader does.
  *
  * HDF5 is what h5py.File(name, 'w', libver='latest') writes for DLIO:
- * records_0 (uint8, samples x sample bytes, contiguous or chunked) and
- * labels.  train_hdf5.c plans the file, builds its metadata and reads it;
- * here its data is written around that metadata.
+ * records_0 (uint8, samples x sample bytes, contiguous or chunked, the
+ * chunks plain or deflated as compression='gzip' makes them) and labels.
+ * train_hdf5.c plans the file, builds its metadata and reads it; here its
+ * data is written around that metadata (deflated: before it).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -603,11 +604,75 @@ int lb_fmt_tf_end(const struct lb_fmt_tf *t, char *msg, size_t len)
 
 /* ---- HDF5 (train_hdf5.c plans it and builds its metadata) ---- */
 
+#ifdef LB_HAVE_ZLIB
+/* A chunk's cb bytes at raw: the pattern (none: zeros), each 4 KiB stamped
+ * with the file and the offset the byte would have unfiltered (at). */
+static void h5_chunk_fill(const struct fw *w, uint8_t *raw, uint64_t cb, uint64_t at)
+{
+    if (w->pat == NULL) {
+        memset(raw, 0, cb);
+        return;
+    }
+    for (uint64_t i = 0; i < cb; i += w->patlen)
+        memcpy(raw + i, w->pat, cb - i < w->patlen ? cb - i : w->patlen);
+    for (uint64_t b = 0; b + 16 <= cb; b += 4096) {
+        uint64_t stamp[2] = {w->f, at + b};
+        memcpy(raw + b, stamp, sizeof stamp);
+    }
+}
+
+/* Each chunk as libhdf5's deflate filter stores it (compress2 at the
+ * level: a zlib stream, kept even when larger than the chunk), back to
+ * back from p->data; the metadata, which names their sizes, written last
+ * at offset 0. */
+static void h5_write_gzip(struct fw *w, struct lb_h5_plan *p)
+{
+    uint64_t n = p->ndset * p->nchunks, cb = p->cbytes;
+    uLong bound = compressBound((uLong)cb);
+    uint64_t *stored = calloc(n, sizeof *stored);
+    uint8_t *raw = malloc(cb), *out = malloc(bound), *meta = NULL;
+    if (stored == NULL || raw == NULL || out == NULL)
+        w->rc = -ENOMEM;
+    fw_hole(w, p->data);                /* the metadata's room */
+    for (uint64_t i = 0; i < n && w->rc == 0; i++) {
+        uLongf len = bound;
+        h5_chunk_fill(w, raw, cb, p->data + i * cb);
+        if (compress2(out, &len, raw, (uLong)cb, p->level) != Z_OK)
+            w->rc = -EIO;
+        fw_write(w, out, len);
+        stored[i] = len;
+    }
+    free(raw);
+    free(out);
+    fw_zeros(w, 8 * p->rows);           /* labels */
+    if (w->rc == 0) {
+        lb_h5_place(p, stored);
+        w->rc = lb_h5_meta(p, &meta);
+    }
+    if (w->rc == 0)
+        fw_at(w, meta, p->meta, 0);
+    free(meta);
+    free(stored);
+}
+#else
+static void h5_write_gzip(struct fw *w, struct lb_h5_plan *p)
+{
+    (void)p;
+    w->rc = -ENOTSUP;
+}
+#endif
+
 static void h5_write(struct fw *w, const struct lb_fmt_shape *s)
 {
     struct lb_h5_plan p;
     uint8_t *meta;
-    if ((w->rc = lb_h5_plan(s, &p)) < 0 || (w->rc = lb_h5_meta(&p, &meta)) < 0)
+    if ((w->rc = lb_h5_plan(s, &p)) < 0)
+        return;
+    if (p.gzip) {
+        h5_write_gzip(w, &p);
+        return;
+    }
+    if ((w->rc = lb_h5_meta(&p, &meta)) < 0)
         return;
     fw_put(w, meta, p.meta);
     free(meta);
@@ -627,7 +692,7 @@ uint64_t lb_fmt_file_size(enum lb_train_container k, const struct lb_fmt_shape *
     case LB_TRAIN_TFRECORD:
         return s->spf * (16 + tf_example(s->len, NULL, NULL, NULL, NULL));
     case LB_TRAIN_HDF5:
-        return lb_h5_plan(s, &p) < 0 ? 0 : p.eof;
+        return s->gzip || lb_h5_plan(s, &p) < 0 ? 0 : p.eof;
     default:
         return s->len * s->spf;
     }

@@ -22,6 +22,9 @@ struct lb_fmt_shape {
     uint32_t dsets;              /* hdf5: records_k datasets splitting each
                                     sample (num_dset_per_record), 0 as 1 */
     int deflate;                 /* npz: members deflated (savez_compressed) */
+    int gzip;                    /* hdf5: chunks through the deflate filter
+                                    (h5py's compression='gzip') */
+    int level;                   /* its compression_opts, 0 .. 9 */
 };
 
 /* Bytes the file of this shape holds; 0 when deflated (known once written). */
@@ -41,9 +44,11 @@ struct lb_fmt_io {
     uint64_t transfer;           /* bytes per data read */
     uint64_t bytes;              /* read, added to */
     uint64_t member;             /* npz: bytes of x's array (no header);
-                                    hdf5: its longest read */
-    char *zbuf;                  /* npz deflated: inflated bytes, zlen of
-                                    them (malloc'd on first use; free it) */
+                                    hdf5: its longest read into buf */
+    char *zbuf;                  /* npz deflated: inflated bytes; hdf5: chunk
+                                    index entries and a deflated chunk as
+                                    stored; zlen of them (malloc'd on first
+                                    use; free it) */
     size_t zlen;
     char msg[256];               /* why a file is not what it should be */
 };
@@ -68,8 +73,8 @@ int lb_fmt_npz_read_whole(int fd, uint64_t size, struct lb_fmt_io *io);
  * 1), as DLIO's reader does, on fd, open on path, as libhdf5 1.10 reads it
  * (train_hdf5.c): the superblock, the root group's object header (and its
  * continuations), then per dataset its object header and the sample through
- * the sieve buffer or, chunked, the chunk index and the chunks it touches.
- * Sets *len to the sample's bytes over the datasets.  0, -errno, or
+ * the sieve buffer or, chunked, the chunk index and the chunks it touches
+ * (deflated ones read whole into zbuf and inflated through buf).  Sets *len to the sample's bytes over the datasets.  0, -errno, or
  * -EILSEQ / -ENOTSUP with io->msg. */
 int lb_fmt_hdf5_read(int fd, const char *path, uint64_t j, unsigned ndset, struct lb_fmt_io *io,
                      uint64_t *len);

@@ -7,8 +7,12 @@
  * with Dataspace, Datatype, Fill Value and Data Layout (version 4)
  * messages.  records_0 is contiguous, or chunked: one chunk indexed by the
  * layout itself (libhdf5's single-chunk index) or a Fixed Array (FAHD,
- * FADB, paged past 2^10 entries).  Every structure carries its lookup3
- * checksum, so h5py opens the files.
+ * FADB, paged past 2^10 entries).  With compression='gzip' each chunk goes
+ * through the deflate filter: a filter pipeline message names it and its
+ * level, and the index holds each chunk's stored size and filter mask
+ * (filtered Fixed Array entries, or the layout for a single chunk); the
+ * chunk shape is h5py's guess when none is asked for.  Every structure
+ * carries its lookup3 checksum, so h5py opens the files.
  *
  * The reader is h5py's File(f, 'r')['records_k'][j] for each k, as DLIO
  * reads a sample, the way libhdf5 1.10 does it: fstat and a shared flock,
@@ -21,20 +25,26 @@
  * sample, at most to the data's end) or, for a larger sample, the sample
  * itself; for chunked data the index (FAHD, the data block or its page)
  * and each chunk the sample touches whole, or only the sample's part of a
- * chunk larger than the chunk cache (1 MiB).  It parses what it reads and
- * checks the checksums, so files that h5py wrote are read too; filters,
- * dense groups, other chunk indexes and superblocks before version 2 are
- * refused by name.
+ * chunk larger than the chunk cache (1 MiB); a deflated chunk always whole
+ * at its stored size, in one read, then inflated.  It parses what it reads
+ * and checks the checksums, so files that h5py wrote are read too; filters
+ * other than deflate, dense groups, other chunk indexes and superblocks
+ * before version 2 are refused by name.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#ifdef LB_HAVE_ZLIB
+#include <zlib.h>
+#endif
 
 #include "train/train_hdf5.h"
 
@@ -47,6 +57,10 @@
 #define FAHD_LEN 28u
 #define FADB_PREFIX 14u                 /* signature, version, client, header */
 #define DATA_ALIGN 4096u
+#define GUESS_BASE 16384.0              /* h5py's chunk guess: base, least, most */
+#define GUESS_MIN 8192.0
+#define GUESS_MAX 1048576.0
+#define FILTER_DEFLATE 1                /* HDF5's filter id of deflate (gzip) */
 static const uint8_t sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
 
 /* ---- little-endian fields ---- */
@@ -110,13 +124,33 @@ uint32_t lb_h5_checksum(const void *buf, size_t n)
 
 /* ---- the plan ---- */
 
-int lb_h5_chunks(uint64_t spf, uint64_t len, uint64_t chunk, uint64_t *rows, uint64_t *cols)
+void lb_h5_guess_chunk(uint64_t rows, uint64_t cols, uint64_t *crows, uint64_t *ccols)
+{
+    double c[2] = {(double)rows, (double)cols};
+    double target = GUESS_BASE * pow(2, log10(c[0] * c[1] / (1024.0 * 1024)));
+    target = target > GUESS_MAX ? GUESS_MAX : target < GUESS_MIN ? GUESS_MIN : target;
+    for (unsigned i = 0;; i++) {         /* as h5py's guess_chunk, in doubles */
+        double bytes = c[0] * c[1];
+        if ((bytes < target || fabs(bytes - target) / target < 0.5) && bytes < GUESS_MAX)
+            break;
+        if (bytes == 1)
+            break;
+        c[i % 2] = ceil(c[i % 2] / 2);
+    }
+    *crows = (uint64_t)c[0];
+    *ccols = (uint64_t)c[1];
+}
+
+int lb_h5_chunks(uint64_t spf, uint64_t len, uint64_t chunk, int guess, uint64_t *rows,
+                 uint64_t *cols)
 {
     *rows = *cols = 0;
-    if (chunk == 0)
+    if (chunk == 0 && !guess)
         return 0;
     len = len ? len : 1;
-    if (chunk >= len) {
+    if (chunk == 0)
+        lb_h5_guess_chunk(spf ? spf : 1, len, rows, cols);
+    else if (chunk >= len) {
         *rows = chunk / len < spf ? chunk / len : spf;
         *cols = len;
     } else {
@@ -127,12 +161,20 @@ int lb_h5_chunks(uint64_t spf, uint64_t len, uint64_t chunk, uint64_t *rows, uin
     return *rows * *cols > LB_H5_MAX_CHUNK || n > LB_H5_MAX_CHUNKS ? -EFBIG : 0;
 }
 
-static uint64_t fadb_len(uint64_t n)
+/* A Fixed Array entry: the chunk's address, and filtered its stored size
+ * and filter mask. */
+static uint64_t fa_entry(const struct lb_h5_plan *p)
 {
-    uint64_t page = 1ull << PAGE_BITS, pages = (n + page - 1) / page;
+    return p->gzip ? 8 + p->slen + 4 : 8;
+}
+
+static uint64_t fadb_len(const struct lb_h5_plan *p)
+{
+    uint64_t n = p->nchunks, e = fa_entry(p), page = 1ull << PAGE_BITS;
+    uint64_t pages = (n + page - 1) / page;
     if (n <= page)
-        return FADB_PREFIX + 8 * n + 4;
-    return FADB_PREFIX + (pages + 7) / 8 + 4 + 8 * n + 4 * pages;
+        return FADB_PREFIX + e * n + 4;
+    return FADB_PREFIX + (pages + 7) / 8 + 4 + e * n + 4 * pages;
 }
 
 /* Object header sizes: prefix (10) and checksum (4) around the messages. */
@@ -148,13 +190,28 @@ static unsigned enc_len(uint64_t v)
     return n;
 }
 
+#define FILTER_MSG 12u                 /* a pipeline of deflate and its level */
+
 static uint64_t dset_msgs(const struct lb_h5_plan *p)
 {
-    uint64_t m = 4 + 36 + 4 + 12 + 4 + 2 + 4;
+    uint64_t m = 4 + 36 + 4 + 12 + 4 + 2 + 4 + (p->gzip ? 4 + FILTER_MSG : 0);
     if (p->crows == 0)
         return m + 18;
     unsigned e = enc_len(p->crows > p->ccols ? p->crows : p->ccols);
-    return m + 5 + 3 * e + 1 + (p->nchunks > 1) + 8;
+    int single = p->nchunks == 1;
+    return m + 5 + 3 * e + 1 + !single + 8 + (single && p->gzip ? 8 + 4 : 0);
+}
+
+/* The bytes a chunk's stored size takes in a filtered index: libhdf5's
+ * one more than the bytes of the chunk's unfiltered size (its bit length
+ * plus one, rounded up), at most 8. */
+static unsigned size_len(uint64_t cbytes)
+{
+    unsigned lg = 0;
+    while (cbytes >> (lg + 1))
+        lg++;
+    unsigned n = 1 + (lg + 8) / 8;
+    return n < 8 ? n : 8;
 }
 
 /* The Link message of records_k. */
@@ -172,7 +229,9 @@ int lb_h5_plan(const struct lb_fmt_shape *s, struct lb_h5_plan *p)
         return -EINVAL;
     p->rows = s->spf;
     p->cols = s->len / p->ndset;
-    int rc = lb_h5_chunks(s->spf, p->cols, s->chunk, &p->crows, &p->ccols);
+    p->gzip = s->gzip;
+    p->level = s->level;
+    int rc = lb_h5_chunks(s->spf, p->cols, s->chunk, s->gzip, &p->crows, &p->ccols);
     if (rc < 0)
         return rc;
     p->data_len = p->rows * p->cols;
@@ -182,6 +241,7 @@ int lb_h5_plan(const struct lb_fmt_shape *s, struct lb_h5_plan *p)
         p->data_len = p->nchunks * p->cbytes;
         if (p->ndset * p->nchunks > LB_H5_MAX_CHUNKS)
             return -EFBIG;              /* the count is the file's, over its datasets */
+        p->slen = p->gzip ? size_len(p->cbytes) : 0;
     }
     uint64_t links = 0;
     for (uint64_t k = 0; k < p->ndset; k++)
@@ -194,14 +254,37 @@ int lb_h5_plan(const struct lb_fmt_shape *s, struct lb_h5_plan *p)
     if (p->crows && p->nchunks > 1) {
         p->fahd = end;
         p->fadb = end + FAHD_LEN;
-        p->fa_step = FAHD_LEN + fadb_len(p->nchunks);
+        p->fa_step = FAHD_LEN + fadb_len(p);
         end += p->ndset * p->fa_step;
     }
     p->meta = (end + DATA_ALIGN - 1) / DATA_ALIGN * DATA_ALIGN;
     p->data = p->meta;
-    p->labels = p->data + p->ndset * p->data_len;
-    p->eof = p->labels + 8 * p->rows;
+    if (!p->gzip) {
+        p->labels = p->data + p->ndset * p->data_len;
+        p->eof = p->labels + 8 * p->rows;
+    }
     return 0;
+}
+
+void lb_h5_place(struct lb_h5_plan *p, const uint64_t *stored)
+{
+    uint64_t sum = 0;
+    for (uint64_t i = 0; i < p->ndset * p->nchunks; i++)
+        sum += stored[i];
+    p->stored = stored;
+    p->labels = p->data + sum;
+    p->eof = p->labels + 8 * p->rows;
+}
+
+/* Where records_k's first chunk (or contiguous data) is. */
+static uint64_t data_at(const struct lb_h5_plan *p, uint64_t k)
+{
+    if (!p->gzip)
+        return p->data + k * p->data_len;
+    uint64_t at = p->data;
+    for (uint64_t i = 0; i < k * p->nchunks; i++)
+        at += p->stored[i];
+    return at;
 }
 
 /* ---- the metadata ---- */
@@ -278,11 +361,20 @@ static void fill_msg(struct oh *o, int chunked)
 static void dset_header(const struct lb_h5_plan *p, uint64_t k, uint8_t *b)
 {
     struct oh o;
-    uint64_t data = p->data + k * p->data_len, fahd = p->fahd + k * p->fa_step;
+    uint64_t data = data_at(p, k), fahd = p->fahd + k * p->fa_step;
     oh_begin(&o, b + p->dset + k * p->dset_step);
     space_msg(&o, 2, p->rows, p->cols);
     type_msg(&o, 1, 0);
     fill_msg(&o, p->crows != 0);
+    if (p->gzip) {                      /* version 2: no name below id 256 */
+        uint8_t *d = msg(&o, 0x0b, FILTER_MSG, 1);
+        d[0] = 2;
+        d[1] = 1;                       /* one filter */
+        put(d + 2, FILTER_DEFLATE, 2);
+        put(d + 4, 1, 2);               /* optional, as H5Pset_deflate adds it */
+        put(d + 6, 1, 2);               /* one client value: the level */
+        put(d + 8, (uint64_t)p->level, 4);
+    }
     if (p->crows == 0) {
         uint8_t *d = msg(&o, 8, 18, 0);
         d[0] = 4;
@@ -291,9 +383,11 @@ static void dset_header(const struct lb_h5_plan *p, uint64_t k, uint8_t *b)
         put(d + 10, p->data_len, 8);
     } else {
         unsigned e = enc_len(p->crows > p->ccols ? p->crows : p->ccols), fa = p->nchunks > 1;
-        uint8_t *d = msg(&o, 8, 5 + 3 * e + 1 + fa + 8, 0);
+        unsigned sf = !fa && p->gzip ? 8 + 4 : 0;   /* single filtered: size, mask */
+        uint8_t *d = msg(&o, 8, 5 + 3 * e + 1 + fa + sf + 8, 0);
         d[0] = 4;
         d[1] = 2;                       /* chunked */
+        d[2] = sf ? 0x02 : 0;           /* a single chunk, filtered */
         d[3] = 3;                       /* rows, columns, the element */
         d[4] = (uint8_t)e;
         put(d + 5, p->crows, (int)e);
@@ -303,7 +397,9 @@ static void dset_header(const struct lb_h5_plan *p, uint64_t k, uint8_t *b)
         x[0] = fa ? 3 : 1;              /* Fixed Array, or the single chunk */
         if (fa)
             x[1] = PAGE_BITS;
-        put(x + 1 + fa, fa ? fahd : data, 8);
+        if (sf)
+            put(x + 1, p->stored[k], 8);    /* its mask (4 bytes) 0: deflated */
+        put(x + 1 + fa + sf, fa ? fahd : data, 8);
     }
     oh_end(&o);
 }
@@ -311,16 +407,19 @@ static void dset_header(const struct lb_h5_plan *p, uint64_t k, uint8_t *b)
 static void fixed_array(const struct lb_h5_plan *p, uint64_t k, uint8_t *b)
 {
     uint64_t fahd = p->fahd + k * p->fa_step, fadb = p->fadb + k * p->fa_step;
-    uint64_t data = p->data + k * p->data_len;
+    uint64_t at = data_at(p, k), es = fa_entry(p);
     uint8_t *h = b + fahd, *d = b + fadb;
     uint64_t n = p->nchunks, page = 1ull << PAGE_BITS, pages = (n + page - 1) / page;
+    const uint64_t *size = p->gzip ? p->stored + k * n : NULL;
     memcpy(h, "FAHD", 4);
-    h[6] = 8;                           /* version 0, client 0: plain chunks */
+    h[5] = p->gzip ? 1 : 0;             /* version 0; client 0 plain, 1 filtered */
+    h[6] = (uint8_t)es;
     h[7] = PAGE_BITS;
     put(h + 8, n, 8);
     put(h + 16, fadb, 8);
     put(h + 24, lb_h5_checksum(h, 24), 4);
     memcpy(d, "FADB", 4);
+    d[5] = h[5];                        /* the client again */
     put(d + 6, fahd, 8);
     uint8_t *e = d + FADB_PREFIX;
     if (n > page) {                     /* paged: a bitmap, each page summed */
@@ -333,8 +432,12 @@ static void fixed_array(const struct lb_h5_plan *p, uint64_t k, uint8_t *b)
     for (uint64_t i = 0, k = 0; i < n; i = k) {
         uint8_t *start = e;
         k = n > page && i + page < n ? i + page : n;
-        for (uint64_t c = i; c < k; c++, e += 8)
-            put(e, data + c * p->cbytes, 8);
+        for (uint64_t c = i; c < k; c++, e += es) {
+            put(e, at, 8);
+            if (size)                   /* its mask (4 bytes) 0: deflated */
+                put(e + 8, size[c], (int)p->slen);
+            at += size ? size[c] : p->cbytes;
+        }
         const uint8_t *from = n > page ? start : d;
         put(e, lb_h5_checksum(from, (size_t)(e - from)), 4);
         e += 4;
@@ -391,6 +494,7 @@ struct h5r {                     /* one sample's read */
     int fd;
     struct lb_fmt_io *io;
     uint64_t eoa;                /* the superblock's end of file */
+    uint64_t end;                /* that or the file's size, the less */
     char name[32];               /* the dataset being read: records_k */
 };
 
@@ -400,6 +504,15 @@ struct h5set {                   /* records_k, as its header says */
     uint64_t esize;              /* bytes per element */
     uint64_t addr, size;         /* data, or chunk index (chunked) */
     int page_bits;
+    int filtered;                /* through deflate, the one filter read */
+    int fsingle;                 /* a single chunk, filtered, as the layout says */
+    uint64_t fsize;              /* a filtered single chunk: bytes stored */
+    uint32_t fmask;              /* and its filter mask */
+};
+
+struct h5chunk {                 /* a chunk, as its index says */
+    uint64_t addr, size;         /* size: as stored (filtered) */
+    uint32_t mask;               /* bit 0: deflate skipped */
 };
 
 static int bad(struct lb_fmt_io *io, int rc, const char *what)
@@ -640,17 +753,65 @@ static int layout(struct h5r *r, const uint8_t *d, uint64_t size, struct h5set *
         return dbad(r, -ENOTSUP, "'s chunks are indexed by a version 1 B-tree "
                    "(layout version 3): not supported");
     uint64_t nd = d[3], e = d[4], q = 5 + nd * e;
-    if (nd < 2 || nd != (uint64_t)s->rank + 1 || e == 0 || e > 8 ||
-        q + 9 + (q < size && d[q] == 3) > size)
+    if (nd < 2 || nd != (uint64_t)s->rank + 1 || e == 0 || e > 8 || q >= size)
         return dbad(r, -EILSEQ, ": a malformed chunked layout");
     for (uint64_t k = 0; k < nd; k++)
         s->cdims[k] = get(d + 5 + k * e, (int)e);
     s->index = d[q];
-    if (d[2] & 0x02 || (s->index != 1 && s->index != 2 && s->index != 3))
+    if (s->index != 1 && s->index != 2 && s->index != 3)
         return dbad(r, -ENOTSUP, "'s chunk index is none of single chunk, implicit "
                    "and Fixed Array (a resizable dataset): not supported");
+    if (d[2] & 0x01)
+        return dbad(r, -ENOTSUP, "'s edge chunks are left unfiltered (H5Pset_chunk_opts): "
+                   "not supported");
+    uint64_t sf = s->index == 1 && d[2] & 0x02 ? 8 + 4 : 0;    /* filtered: size, mask */
+    if (q + 1 + (s->index == 3) + sf + 8 > size)
+        return dbad(r, -EILSEQ, ": a malformed chunked layout");
+    if (sf) {
+        s->fsize = get(d + q + 1, 8);
+        s->fmask = (uint32_t)get(d + q + 9, 4);
+    }
     s->page_bits = s->index == 3 ? d[q + 1] : 0;
-    s->addr = get(d + q + 1 + (s->index == 3), 8);
+    s->addr = get(d + q + 1 + (s->index == 3) + sf, 8);
+    s->fsingle = sf != 0;
+    return 0;
+}
+
+/* The filter pipeline (version 2, as libver='latest' writes it): deflate
+ * alone is read; any other filter is refused by its id. */
+static int pipeline(struct h5r *r, const uint8_t *d, uint64_t size, struct h5set *s)
+{
+    if (size < 2 || d[0] != 2)
+        return dbad(r, -ENOTSUP, "'s filter pipeline is not of version 2: not supported");
+    uint64_t q = 2;
+    for (unsigned i = 0; i < d[1]; i++) {
+        if (q + 6 > size)
+            return dbad(r, -EILSEQ, ": a malformed filter pipeline");
+        uint64_t id = get(d + q, 2), name = id >= 256 && q + 8 <= size ? get(d + q + 2, 2) : 0;
+        q += 2 + (id >= 256 ? 2 : 0) + 2;
+        uint64_t nv = q + 2 <= size ? get(d + q, 2) : 0;
+        q += 2 + name + 4 * nv;
+        if (q > size)
+            return dbad(r, -EILSEQ, ": a malformed filter pipeline");
+        if (id != FILTER_DEFLATE || d[1] > 1) {
+            snprintf(r->io->msg, sizeof r->io->msg, "%s is filtered with filter %llu, not "
+                     "deflate (gzip) alone: not supported", r->name, (unsigned long long)id);
+            return -ENOTSUP;
+        }
+    }
+    s->filtered = d[1] == 1;
+    return 0;
+}
+
+/* Whether the layout suits the filters: filtered, only chunks indexed by
+ * a single chunk or a Fixed Array, as libhdf5 makes them. */
+static int filters_fit(struct h5r *r, const struct h5set *s)
+{
+    if (s->filtered && (s->layout != 2 || s->index == 2 || (s->index == 1 && !s->fsingle)))
+        return dbad(r, -EILSEQ, ": filtered, and not chunked with a filtered single chunk "
+                   "or a Fixed Array index");
+    if (s->fsingle && !s->filtered)
+        return dbad(r, -EILSEQ, ": a filtered chunk and no filter");
     return 0;
 }
 
@@ -678,7 +839,7 @@ static int dataset(struct h5r *r, uint64_t addr, struct h5set *s)
         } else if (type == 8)
             rc = layout(r, d, size, s), seen |= 4;
         else if (type == 0x0b)
-            return dbad(r, -ENOTSUP, " is filtered (compressed): not supported");
+            rc = pipeline(r, d, size, s);
         else if (type == 0x10)
             return dbad(r, -ENOTSUP, "'s header continues elsewhere: not supported");
     }
@@ -686,7 +847,7 @@ static int dataset(struct h5r *r, uint64_t addr, struct h5set *s)
         return dbad(r, -EILSEQ, "'s header lacks its dataspace, datatype or layout");
     if (rc == 0 && s->layout == 2 && s->cdims[s->rank] != s->esize)
         return dbad(r, -EILSEQ, ": chunks of another element size");
-    return rc;
+    return rc < 0 ? rc : filters_fit(r, s);
 }
 
 /* Contiguous: through the sieve buffer (64 KiB from the sample, no further
@@ -703,10 +864,14 @@ static int contiguous(struct h5r *r, const struct h5set *s, uint64_t j, uint64_t
     return rd_span(r, off, end - off < SIEVE ? end - off : SIEVE);
 }
 
-/* Room for n chunk addresses in io->zbuf. */
-static uint64_t *addr_room(struct lb_fmt_io *io, uint64_t n)
+/* Room in io->zbuf for n chunks' index entries and, after them, extra
+ * bytes (a filtered chunk as stored); NULL if there is no memory. */
+static struct h5chunk *chunk_room(struct lb_fmt_io *io, uint64_t n, uint64_t extra)
 {
-    size_t want = n * 8 > LB_FMT_NPY_BUFFER ? n * 8 : LB_FMT_NPY_BUFFER;
+    if (n > SIZE_MAX / 2 / sizeof(struct h5chunk) || extra > SIZE_MAX / 2)
+        return NULL;
+    size_t want = n * sizeof(struct h5chunk) + extra;
+    want = want > LB_FMT_NPY_BUFFER ? want : LB_FMT_NPY_BUFFER;
     if (io->zbuf == NULL || io->zlen < want) {
         char *p = realloc(io->zbuf, want);
         if (p == NULL)
@@ -714,40 +879,61 @@ static uint64_t *addr_room(struct lb_fmt_io *io, uint64_t n)
         io->zbuf = p;
         io->zlen = want;
     }
-    return (uint64_t *)(void *)io->zbuf;
+    return (struct h5chunk *)(void *)io->zbuf;
+}
+
+/* Fixed Array entry e at p: plain (es 8) its address, the chunk's cb
+ * bytes; filtered also its stored size and filter mask. */
+static void fa_get(const uint8_t *p, uint64_t es, uint64_t cb, struct h5chunk *c)
+{
+    c->addr = get(p, 8);
+    c->size = es == 8 ? cb : get(p + 8, (int)(es - 12));
+    c->mask = es == 8 ? 0 : (uint32_t)get(p + es - 4, 4);
+}
+
+/* The Fixed Array's header: its entries' size es (plain 8; filtered, as
+ * libhdf5 writes them, address, 1 to 8 bytes of size and a 4-byte mask). */
+static int fahd_check(struct h5r *r, const struct h5set *s, const uint8_t *b, uint64_t *es)
+{
+    if (memcmp(b, "FAHD", 4) || b[4] != 0 || !summed(b, FAHD_LEN))
+        return dbad(r, -EILSEQ, ": a bad Fixed Array header (FAHD)");
+    *es = b[6];
+    if (b[5] != s->filtered || (s->filtered ? *es < 8 + 1 + 4 || *es > 8 + 8 + 4 : *es != 8))
+        return dbad(r, -EILSEQ, ": Fixed Array entries that do not suit the filters");
+    return 0;
 }
 
 /* The Fixed Array's entries lo..lo+n-1 into a: its header, then the data
  * block whole or, paged, its prefix and each page the entries are in. */
 static int fixed_array_get(struct h5r *r, const struct h5set *s, uint64_t total, uint64_t lo,
-                           uint64_t n, uint64_t *a)
+                           uint64_t n, uint64_t cb, struct h5chunk *a)
 {
     uint8_t *b = (uint8_t *)r->io->buf;
+    uint64_t es;
     int rc = rd(r, b, FAHD_LEN, s->addr);
-    if (rc < 0)
+    if (rc < 0 || (rc = fahd_check(r, s, b, &es)) < 0)
         return rc;
-    if (memcmp(b, "FAHD", 4) || b[4] != 0 || !summed(b, FAHD_LEN))
-        return dbad(r, -EILSEQ, ": a bad Fixed Array header (FAHD)");
-    if (b[5] != 0 || b[6] != 8)
-        return dbad(r, -ENOTSUP, ": Fixed Array entries of filtered chunks");
-    uint64_t pb = b[7], max = get(b + 8, 8), db = get(b + 16, 8), page = 1ull << pb;
-    if (max < total || pb > 30)
+    uint64_t pb = b[7], max = get(b + 8, 8), db = get(b + 16, 8);
+    if (max < total || lo + n > max || pb > 30)
         return dbad(r, -EILSEQ, ": a Fixed Array of fewer entries than chunks");
+    uint64_t page = 1ull << pb;
     for (uint64_t i = 0; i < n; i++)
-        a[i] = UNDEF;
+        a[i] = (struct h5chunk){.addr = UNDEF};
     if (db == UNDEF)
         return 0;
     uint64_t pages = (max + page - 1) / page, bm = max > page ? (pages + 7) / 8 : 0;
-    uint64_t pre = FADB_PREFIX + bm + (bm ? 4 : 8 * max + 4);
+    uint64_t pre = FADB_PREFIX + bm + (bm ? 4 : es * max + 4);
     if (pre > r->io->buflen)
         return dbad(r, -EFBIG, ": a Fixed Array larger than the buffer");
     if ((rc = rd(r, b, pre, db)) < 0)
         return rc;
     if (memcmp(b, "FADB", 4) || !summed(b, pre))
         return dbad(r, -EILSEQ, ": a bad Fixed Array data block (FADB)");
+    if (b[5] != s->filtered)
+        return dbad(r, -EILSEQ, ": Fixed Array entries that do not suit the filters");
     if (!bm) {
         for (uint64_t i = 0; i < n; i++)
-            a[i] = get(b + FADB_PREFIX + 8 * (lo + i), 8);
+            fa_get(b + FADB_PREFIX + es * (lo + i), es, cb, &a[i]);
         return 0;
     }
     uint8_t map[4096];                  /* the bitmap: up to 2^15 pages */
@@ -756,65 +942,139 @@ static int fixed_array_get(struct h5r *r, const struct h5set *s, uint64_t total,
     memcpy(map, b + FADB_PREFIX, bm);
     for (uint64_t i = 0, p; rc == 0 && i < n; i = (p + 1) * page - lo) {
         p = (lo + i) / page;
-        uint64_t cnt = p + 1 < pages ? page : max - p * page, len = 8 * cnt + 4;
+        uint64_t cnt = p + 1 < pages ? page : max - p * page, len = es * cnt + 4;
         if (!(map[p / 8] & 0x80 >> p % 8))
             continue;                   /* a page never written */
         if (len > r->io->buflen)
             return dbad(r, -EFBIG, ": a Fixed Array page larger than the buffer");
-        if ((rc = rd(r, b, len, db + pre + p * (8 * page + 4))) < 0)
+        if ((rc = rd(r, b, len, db + pre + p * (es * page + 4))) < 0)
             return rc;
         if (!summed(b, len))
             return dbad(r, -EILSEQ, ": bad checksum in a Fixed Array page");
         for (uint64_t e = lo + i; e < (p + 1) * page && e < lo + n; e++)
-            a[e - lo] = get(b + 8 * (e - p * page), 8);
+            fa_get(b + es * (e - p * page), es, cb, &a[e - lo]);
     }
     return rc;
 }
 
-/* Chunked: the index entries of the chunks of row j, then each chunk
- * whole (it goes to the chunk cache) or, one larger than the cache, the
- * sample's part of it (first to last byte). */
+#ifdef LB_HAVE_ZLIB
+/* n bytes of a zlib stream at p inflated through the scratch (the work
+ * libhdf5's deflate filter does): it must end, and give cb bytes. */
+static int inflate_chunk(struct h5r *r, const uint8_t *p, uint64_t n, uint64_t cb)
+{
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (inflateInit(&z) != Z_OK)
+        return -ENOMEM;
+    uint64_t out = 0, most = r->io->buflen < (1u << 30) ? r->io->buflen : (1u << 30);
+    int zr;
+    z.next_in = (Bytef *)p;
+    for (;;) {                          /* each turn moves on, or stops */
+        if (z.avail_in == 0 && n) {
+            z.avail_in = (uInt)(n < (1u << 30) ? n : (1u << 30));
+            n -= z.avail_in;
+        }
+        z.next_out = (Bytef *)r->io->buf;
+        z.avail_out = (uInt)most;
+        zr = inflate(&z, Z_NO_FLUSH);
+        out += most - z.avail_out;
+        if (zr != Z_OK || out > cb)
+            break;
+    }
+    inflateEnd(&z);
+    if (zr != Z_STREAM_END || out != cb)
+        return dbad(r, -EILSEQ, ": a deflated chunk that does not inflate to its bytes");
+    return 0;
+}
+#else
+static int inflate_chunk(struct h5r *r, const uint8_t *p, uint64_t n, uint64_t cb)
+{
+    (void)p, (void)n, (void)cb;
+    return dbad(r, -ENOTSUP, " is deflated (gzip) and this build has no zlib");
+}
+#endif
+
+/* Entry i of per (in io->zbuf), a filtered chunk of cb bytes, as libhdf5
+ * reads one: whole at its stored size in one read, be it larger than the
+ * chunk cache or not, after the entries, then inflated unless its mask
+ * says deflate was skipped (then it is the chunk's bytes as they are). */
+static int filtered_chunk(struct h5r *r, uint64_t per, uint64_t i, uint64_t cb)
+{
+    struct h5chunk c = ((struct h5chunk *)(void *)r->io->zbuf)[i];
+    if (c.size == 0 || c.addr > r->end || c.size > r->end - c.addr)
+        return dbad(r, -EILSEQ, ": a chunk past the end of the file");
+    if (c.mask & 1 && c.size != cb)
+        return dbad(r, -EILSEQ, ": an unfiltered chunk of other than its size");
+    if (chunk_room(r->io, per, c.size) == NULL)
+        return -ENOMEM;
+    uint8_t *p = (uint8_t *)r->io->zbuf + per * sizeof c;
+    int rc = rd(r, p, c.size, c.addr);
+    if (rc < 0 || c.mask & 1)
+        return rc;
+    return inflate_chunk(r, p, c.size, cb);
+}
+
+/* A plain chunk whole (it goes to the chunk cache) or, one larger than
+ * the cache, the sample's part of it (first to last byte): entry i of the
+ * chunks of row j, chunk lo + i of the grid. */
+static int plain_chunk(struct h5r *r, const struct h5set *s, const uint64_t *grid, uint64_t j,
+                       uint64_t lo, uint64_t i, uint64_t addr, uint64_t cb)
+{
+    if (addr + cb > r->eoa)
+        return dbad(r, -EILSEQ, ": a chunk past the end of the file");
+    if (cb <= CHUNK_CACHE)
+        return rd_span(r, addr, cb);
+    uint64_t rest = lo + i, nk[MAX_RANK], first = j % s->cdims[0], last = first;
+    for (int k = s->rank - 1; k >= 1; k--) {
+        uint64_t c0 = rest % grid[k] * s->cdims[k];
+        nk[k] = s->dims[k] - c0 < s->cdims[k] ? s->dims[k] - c0 : s->cdims[k];
+        rest /= grid[k];
+    }
+    for (int k = 1; k < s->rank; k++) {
+        first *= s->cdims[k];
+        last = last * s->cdims[k] + nk[k] - 1;
+    }
+    return rd_span(r, addr + first * s->esize, (last - first + 1) * s->esize);
+}
+
+/* Chunked: the index entries of the chunks of row j, then each chunk. */
 static int chunked(struct h5r *r, const struct h5set *s, uint64_t j)
 {
-    uint64_t grid[MAX_RANK], per = 1, total, cb = s->esize;
+    uint64_t grid[MAX_RANK] = {0}, per = 1, total, cb = s->esize;
     for (int k = 0; k < s->rank; k++) {
         if (s->cdims[k] == 0)
             return dbad(r, -EILSEQ, ": a chunk dimension of 0");
-        grid[k] = (s->dims[k] + s->cdims[k] - 1) / s->cdims[k];
+        grid[k] = s->dims[k] / s->cdims[k] + (s->dims[k] % s->cdims[k] != 0);
+        if (k && grid[k] && per > LB_H5_MAX_CHUNKS / grid[k])
+            return dbad(r, -EFBIG, ": more chunks to a row than are read (2^24)");
         per *= k ? grid[k] : 1;
+        if (s->cdims[k] > LB_H5_MAX_CHUNK / cb)
+            return dbad(r, -EILSEQ, ": chunks of 4 GiB or more (past HDF5's limit)");
         cb *= s->cdims[k];
     }
+    if (per > r->end || (per && grid[0] > UINT64_MAX / per))   /* each indexed in the file */
+        return dbad(r, -EFBIG, ": more chunks than the file can index");
     total = grid[0] * per;
-    uint64_t lo = j / s->cdims[0] * per, *a = addr_room(r->io, per);
+    uint64_t lo = j / s->cdims[0] * per;
+    struct h5chunk *a = chunk_room(r->io, per, 0);
     if (a == NULL)
         return -ENOMEM;
     int rc = 0;
     if (s->index == 3)
-        rc = fixed_array_get(r, s, total, lo, per, a);
+        rc = fixed_array_get(r, s, total, lo, per, cb, a);
     else if (s->index == 1 && total != 1)
         return dbad(r, -EILSEQ, ": a single-chunk index over many chunks");
-    for (uint64_t i = 0; s->index != 3 && i < per; i++)
-        a[i] = s->addr == UNDEF ? UNDEF : s->addr + (lo + i) * cb;     /* implicit */
+    for (uint64_t i = 0; s->index != 3 && i < per; i++) {   /* single, implicit */
+        a[i].addr = s->addr == UNDEF ? UNDEF : s->addr + (lo + i) * cb;
+        a[i].size = s->fsingle ? s->fsize : cb;
+        a[i].mask = s->fsingle ? s->fmask : 0;
+    }
     for (uint64_t i = 0; rc == 0 && i < per; i++) {
-        if (a[i] == UNDEF)
-            continue;
-        if (a[i] + cb > r->eoa)
-            return dbad(r, -EILSEQ, ": a chunk past the end of the file");
-        if (cb <= CHUNK_CACHE) {
-            rc = rd_span(r, a[i], cb);
-            continue;
-        }
-        uint64_t rest = lo + i, nk[MAX_RANK], first = j % s->cdims[0], last = first;
-        for (int k = s->rank - 1; k >= 1; k--) {
-            uint64_t c0 = rest % grid[k] * s->cdims[k];
-            nk[k] = s->dims[k] - c0 < s->cdims[k] ? s->dims[k] - c0 : s->cdims[k];
-            rest /= grid[k];
-        }
-        for (int k = 1; k < s->rank; k++) {
-            first *= s->cdims[k];
-            last = last * s->cdims[k] + nk[k] - 1;
-        }
-        rc = rd_span(r, a[i] + first * s->esize, (last - first + 1) * s->esize);
+        uint64_t addr = ((struct h5chunk *)(void *)r->io->zbuf)[i].addr;
+        if (addr == UNDEF)
+            continue;                   /* never written: the fill value */
+        rc = s->filtered ? filtered_chunk(r, per, i, cb)
+                         : plain_chunk(r, s, grid, j, lo, i, addr, cb);
     }
     return rc;
 }
@@ -851,6 +1111,7 @@ int lb_fmt_hdf5_read(int fd, const char *path, uint64_t j, unsigned ndset, struc
         return -errno;
     (void)flock(fd, LOCK_SH | LOCK_NB);  /* libhdf5's lock; closing drops it */
     int rc = superblock(&r, &root);
+    r.end = (uint64_t)st.st_size < r.eoa ? (uint64_t)st.st_size : r.eoa;
     if (rc == 0 && path[0] != '/') {
         char cwd[PATH_MAX];             /* a relative name made absolute */
         (void)!getcwd(cwd, sizeof cwd);

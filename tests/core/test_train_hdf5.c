@@ -6,7 +6,9 @@
  * Array only past one chunk, its data 4 KiB aligned and the file's end
  * after the labels, and refuses chunks of 4 GiB or more than 2^24 of them;
  * num_dset_per_record's datasets one after another, a count not dividing
- * the sample or past LB_H5_MAX_DSETS refused.
+ * the sample or past LB_H5_MAX_DSETS refused; compression="gzip" chunks
+ * as h5py guesses them, names deflate and its level in a filter pipeline
+ * and indexes each chunk by its stored size (in libhdf5's width) and mask.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -110,11 +112,56 @@ static void datasets(void)
     CHECK(lb_h5_plan(&s, &p) == -EINVAL);
 }
 
+/* compression="gzip": h5py's guessed chunks (its guess_chunk's answers,
+ * from h5py 3.7), the filter pipeline, the stored sizes' width (h5py's
+ * files: 3 bytes for chunks of 10240, 4 for 3 MiB) and the index's
+ * entries once the chunks are placed. */
+static void gzip(void)
+{
+    static const uint64_t guess[][4] = {
+        {4, 10240, 2, 5120}, {8, 4096, 4, 2048}, {4, 2 << 20, 1, 32768},
+        {64, 1 << 20, 2, 32768}, {1, 100, 1, 100}, {128, 150528, 4, 9408},
+    };
+    for (size_t i = 0; i < sizeof guess / sizeof guess[0]; i++) {
+        uint64_t r, c;
+        lb_h5_guess_chunk(guess[i][0], guess[i][1], &r, &c);
+        CHECK(r == guess[i][2] && c == guess[i][3]);
+    }
+    struct lb_h5_plan p;
+    struct lb_fmt_shape s = {.spf = 4, .len = 10240, .gzip = 1, .level = 4};
+    CHECK(lb_h5_plan(&s, &p) == 0 && p.crows == 2 && p.ccols == 5120 && p.nchunks == 4);
+    CHECK(p.slen == 3 && p.fahd && p.eof == 0);
+    uint64_t stored[4] = {10251, 10251, 33, 10251};
+    lb_h5_place(&p, stored);
+    CHECK(p.labels == p.data + 3 * 10251 + 33 && p.eof == p.labels + 32);
+    unsigned char *m = NULL;
+    int ok = lb_h5_meta(&p, &m) == 0;
+    CHECK(ok);
+    if (!ok)
+        return;
+    static const unsigned char pipe[] = {0x0b, 12, 0, 1, 2, 1, 1, 0, 1, 0, 1, 0, 4, 0, 0, 0};
+    CHECK(memmem(m + p.dset, p.dset_step, pipe, sizeof pipe) != NULL);
+    CHECK(m[p.fahd + 5] == 1 && m[p.fahd + 6] == 8 + 3 + 4 && m[p.fadb + 5] == 1);
+    const unsigned char *e = m + p.fadb + 14 + 2 * 15;      /* the third chunk's entry */
+    uint64_t at = 0, size = e[8] | e[9] << 8 | (uint64_t)e[10] << 16;
+    for (int k = 7; k >= 0; k--)
+        at = at << 8 | e[k];
+    CHECK(at == p.data + 2 * 10251 && size == 33 && !memcmp(e + 11, "\0\0\0\0", 4));
+    free(m);
+    s.chunk = 1 << 20;                  /* one chunk: its size in the layout */
+    CHECK(lb_h5_plan(&s, &p) == 0 && p.nchunks == 1 && p.fahd == 0);
+    s.len = 3 << 20;
+    s.spf = 2;
+    s.chunk = 3 << 20;
+    CHECK(lb_h5_plan(&s, &p) == 0 && p.nchunks == 2 && p.slen == 4);
+}
+
 int main(void)
 {
     checksums();
     plans();
     metadata();
     datasets();
+    gzip();
     return failures ? 1 : 0;
 }

@@ -4,7 +4,8 @@
  * npz file by np.load's reads (lb_fmt_npz_read), by DLIO's O_DIRECT
  * reader's one read (lb_fmt_npz_read_whole), as an HDF5 file by h5py's
  * reads of one sample (lb_fmt_hdf5_read, the sample and the count of
- * records_k datasets the last byte gives),
+ * records_k datasets the last byte gives; deflated chunks, h5py's
+ * compression='gzip', read at their stored size and inflated),
  * and as a TFRecord stream fed in pieces of the sizes the first byte gives
  * (lb_fmt_tf_feed).  The input is the file, held in a memfd.
  *
@@ -64,7 +65,7 @@ static void hdf5(int fd, const uint8_t *data, size_t size, char *buf)
     int rc = lb_fmt_hdf5_read(fd, path, last % 4, 1 + last / 64, &io, &len);
     refusal_said(rc, &io);
     (void)len;                  /* unallocated chunks read as fill, past the end */
-    free(io.zbuf);              /* the chunk addresses */
+    free(io.zbuf);              /* the chunk index entries, a deflated chunk */
 }
 
 struct tf_sum {

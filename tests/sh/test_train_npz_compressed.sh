@@ -8,8 +8,8 @@
 # the file); the dataset is reused by the next run, a run asking for
 # compression="none" is refused (exit 2) and relayout=1 rewrites it
 # stored; npz files numpy.savez_compressed made are read through a glob,
-# each sample at its own size in DLIO's MB/s; compression with another
-# format is refused.
+# each sample at its own size in DLIO's MB/s; zip with another format, gzip
+# (hdf5's) with npz, and an unknown compression are refused.
 . "$(dirname "$0")/lib.sh"
 tmp=$(lb_tmpdir)
 cd "$tmp" || fail "cd $tmp"
@@ -81,5 +81,6 @@ PY
   contains "$out" "samples=4 laid=0 rewritten=0 mean=8192.0" "numpy's files, each sample at its size"
 fi
 expect_exit 2 'compression="zip" is for format=npz' "$LUABENCH" --quiet run.lua dir="$tmp/r" c=zip format=raw
-expect_exit 2 "field 'compression'" "$LUABENCH" --quiet run.lua dir="$tmp/r" c=gzip
+expect_exit 2 'compression="gzip" is for format=hdf5' "$LUABENCH" --quiet run.lua dir="$tmp/r" c=gzip
+expect_exit 2 "field 'compression'" "$LUABENCH" --quiet run.lua dir="$tmp/r" c=lzf
 pass
