@@ -1137,6 +1137,13 @@ static void tf_reader_epoch(struct reader *rd)
 
 /* A reader's epochs; after each, its CPU is the thread's over the epochs
  * so far. */
+/* The reader's CPU so far: its thread's, the calling one. */
+static void reader_cpu_note(struct reader *rd)
+{
+    rd->cpu.usr_ns = rd->cpu.sys_ns = 0;
+    lb_thread_cpu_add(&rd->cpu.usr_ns, &rd->cpu.sys_ns);
+}
+
 static void *reader_main(void *arg)
 {
     struct reader *rd = arg;
@@ -1147,8 +1154,7 @@ static void *reader_main(void *arg)
             tf_reader_epoch(rd);
         else
             reader_epoch(rd);
-        rd->cpu.usr_ns = rd->cpu.sys_ns = 0;
-        lb_thread_cpu_add(&rd->cpu.usr_ns, &rd->cpu.sys_ns);
+        reader_cpu_note(rd);
         thread_done(rd->run);
     }
     return NULL;
@@ -1504,11 +1510,8 @@ static void *accel_main(void *arg)
             checkpoint(ac->run, ac, ac->steps);
         else
             accel_epoch(ac);
-        if (job == JOB_EPOCH && loads_itself(ac->run->cfg)) {    /* its reading's CPU */
-            struct reader *rd = &ac->run->rd[ac->k];
-            rd->cpu.usr_ns = rd->cpu.sys_ns = 0;
-            lb_thread_cpu_add(&rd->cpu.usr_ns, &rd->cpu.sys_ns);
-        }
+        if (job == JOB_EPOCH && loads_itself(ac->run->cfg))
+            reader_cpu_note(&ac->run->rd[ac->k]);   /* the reading on its thread */
         thread_done(ac->run);
     }
     return NULL;

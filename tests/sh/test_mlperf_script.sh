@@ -64,4 +64,6 @@ out=$("$LUABENCH" --quiet scripts/mlperf.lua workload=unet3d accelerator=a100 sc
 contains "$out" "14 files x 1 samples (npz), batch 7, 0 read threads each" "read_threads=0 header"
 expect_exit 2 "parameter 'read_threads' must be at least 0, not -1" "$LUABENCH" --quiet \
   scripts/mlperf.lua read_threads=-1
+expect_exit 2 "parameter 'prefetch_size' must be at most 2, not 3" "$LUABENCH" --quiet \
+  scripts/mlperf.lua prefetch_size=3
 pass
