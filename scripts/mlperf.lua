@@ -273,14 +273,20 @@ local function train(k, seed)
   laid = math.max(laid, spec.files)
   return lb.train(spec)
 end
+-- A signal ends them: the run it stopped is shown as such, not counted,
+-- and none follows.
 local function seeded_runs(k, row)
   local runs = {}
   for i = 1, v.runs do
-    runs[i] = train(k, v.seed + i - 1)
-    if row then row(i, runs[i]) end
+    local r = train(k, v.seed + i - 1)
+    local stopped = lb.interrupted()
+    if not stopped then runs[i] = r end
+    if row then row(i, r, stopped) end
+    if stopped then break end
   end
   return runs
 end
+local INTERRUPTED = {}
 
 local function one_count()
   say(string.format("%s on %s x %d%s: %d files x %d samples (%s), batch %d, %d read threads each, " ..
@@ -292,11 +298,14 @@ local function one_count()
   if v.warmup then
     local r = train(v.accelerators, v.seed - 1)
     say(string.format("%4s %8.2f%% %8.2f %14.2f %12.2f  %s", "warm", r.au * 100, r.au_stdev * 100,
-                      r.dlio_samples_per_s, r.dlio_mb_per_s, "(not counted)"))
+                      r.dlio_samples_per_s, r.dlio_mb_per_s,
+                      lb.interrupted() and "(interrupted, not counted)" or "(not counted)"))
+    if lb.interrupted() then return end
   end
-  local runs = seeded_runs(v.accelerators, function(i, r)
+  local runs = seeded_runs(v.accelerators, function(i, r, stopped)
     say(string.format("%4d %8.2f%% %8.2f %14.2f %12.2f  %s", i, r.au * 100, r.au_stdev * 100,
-                        r.dlio_samples_per_s, r.dlio_mb_per_s, r.au >= w.au and "success" or "fail"))
+                        r.dlio_samples_per_s, r.dlio_mb_per_s, stopped and "(interrupted, not counted)"
+                        or r.au >= w.au and "success" or "fail"))
     if r.eval_au then
       say(string.format("%4s %8.2f%% %8.2f %14.2f %12.2f  %s", "eval", r.eval_au * 100,
                           r.eval_au_stdev * 100, r.eval_dlio_samples_per_s, r.eval_dlio_mb_per_s,
@@ -304,10 +313,12 @@ local function one_count()
                                         #r.evals == 1 and "" or "s")))
     end
   end)
+  if #runs == 0 then return end       -- interrupted in the first run
   local vd = mlperf.verdict(w, runs)
+  local done = #runs < v.runs and string.format("INTERRUPTED after %d of %d runs", #runs, v.runs)
   say(string.format("%s %s x %d%s: %s, mean AU %.2f%% (threshold %.0f%%), samples/s spread " ..
                       "%.1f%% (%s %.0f%%) over %d runs%s", w.name, w.accelerator, v.accelerators,
-                      ranks, vd.pass and "PASS" or "FAIL", vd.au_mean * 100, w.au * 100,
+                      ranks, done or vd.pass and "PASS" or "FAIL", vd.au_mean * 100, w.au * 100,
                       vd.spread * 100, vd.consistent and "within" or "above", mlperf.SPREAD * 100,
                       #runs, v.scaled and " (scaled)" or ""))
 end
@@ -331,8 +342,9 @@ local function search()
                       r.au * 100, "-", r.dlio_samples_per_s, "(not counted)"))
   end
   local verdicts = {}
-  local good, bad = sweep.search_max(function(k)
+  local found, good, bad = pcall(sweep.search_max, function(k)
     local runs = seeded_runs(k)
+    if lb.interrupted() then error(INTERRUPTED, 0) end
     local vd, min_au, tp = mlperf.verdict(w, runs), math.huge, 0
     for _, r in ipairs(runs) do
       min_au, tp = math.min(min_au, r.au), tp + r.dlio_samples_per_s / #runs
@@ -342,6 +354,12 @@ local function search()
                       min_au * 100, vd.spread * 100, tp, vd.pass and "pass" or "fail"))
     return vd.pass
   end, kmax)
+  if not found and good == INTERRUPTED then
+    say(string.format("%s %s: find_max INTERRUPTED: the counts above are those it finished",
+                      w.name, w.accelerator))
+    return
+  end
+  if not found then error(good, 0) end
   say(mlperf.find_max_line(w, good, bad, verdicts, bound, per) .. (v.scaled and " (scaled)" or ""))
 end
 
